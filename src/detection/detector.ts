@@ -1,0 +1,31 @@
+import type { DetectorType } from '../shared/detector-catalog';
+import type { Direction } from '../shared/policy';
+
+/**
+ * The contract every detector implements: one file per detector, one method. A detector reports scored
+ * findings with spans; it never decides block/log/alert (the policy does, in decide.ts).
+ */
+
+export interface DetectorInput {
+  /** The original text. Spans in findings are UTF-16 offsets into this string, end exclusive. */
+  readonly text: string;
+  readonly direction: Direction;
+}
+
+export interface DetectorFinding {
+  /** 0..1; compared with the cut-off of the threshold configured for this detector. */
+  confidence: number;
+  start: number;
+  end: number;
+}
+
+export interface Detector {
+  readonly type: DetectorType;
+  /**
+   * Scans the text. Must honour `signal` at reasonable intervals if it does long or asynchronous work;
+   * throwing is allowed (the engine isolates it and applies the fail mode).
+   */
+  detect(input: DetectorInput, signal: AbortSignal): Promise<DetectorFinding[]> | DetectorFinding[];
+}
+
+export type DetectorFactory = () => Detector;

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+/**
+ * The whole runtime configuration, parsed once from the environment by main.ts. Nothing else in the
+ * code base reads process.env: every module receives the parsed Config (or the part it needs).
+ */
+
+const port = (name: string, fallback: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be an integer`)
+    .min(0, `${name} must be between 0 and 65535`)
+    .max(65535, `${name} must be between 0 and 65535`)
+    .default(fallback);
+
+const positiveInt = (name: string, fallback: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be an integer`)
+    .min(1, `${name} must be at least 1`)
+    .max(max, `${name} must be at most ${max}`)
+    .default(fallback);
+
+const httpUrl = (name: string) =>
+  z
+    .string()
+    .url(`${name} must be an absolute http(s) URL`)
+    .refine((v) => /^https?:\/\//i.test(v), `${name} must start with http:// or https://`)
+    .transform((v) => v.replace(/\/+$/, ''));
+
+const empty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+/** `svc_sk_` followed by at least 32 base62 characters: the format every key of ours has. */
+export const API_KEY_PATTERN = /^svc_sk_[A-Za-z0-9]{32,128}$/;
+
+export const configSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port('PORT', 8080),
+  SENSOR_PORT: port('SENSOR_PORT', 8081),
+  DETECTION_ADDRESS: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'DETECTION_ADDRESS must be host:port, e.g. 127.0.0.1:50051')
+    .default('127.0.0.1:50051'),
+  DATABASE_URL: z.preprocess(
+    empty,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/.+/, 'DATABASE_URL must be a postgres:// or postgresql:// connection string')
+      .optional(),
+  ),
+  DATA_DIR: z.string().min(1).default('./data'),
+  REDIS_URL: z.preprocess(
+    empty,
+    z.string().regex(/^rediss?:\/\/.+/, 'REDIS_URL must be a redis:// or rediss:// URL').optional(),
+  ),
+  OPENAI_BASE_URL: httpUrl('OPENAI_BASE_URL').default('https://api.openai.com/v1'),
+  OPENAI_API_KEY: z.preprocess(empty, z.string().optional()),
+  ANTHROPIC_BASE_URL: httpUrl('ANTHROPIC_BASE_URL').default('https://api.anthropic.com'),
+  BOOTSTRAP_API_KEY: z.preprocess(
+    empty,
+    z
+      .string()
+      .regex(
+        API_KEY_PATTERN,
+        'BOOTSTRAP_API_KEY must start with svc_sk_ followed by 32 to 128 letters or digits (A-Z, a-z, 0-9)',
+      )
+      .optional(),
+  ),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DETECTION_TIMEOUT_MS: positiveInt('DETECTION_TIMEOUT_MS', 2000, 60000),
+  SHUTDOWN_TIMEOUT_MS: positiveInt('SHUTDOWN_TIMEOUT_MS', 10000, 300000),
+  BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES', 10 * 1024 * 1024, 100 * 1024 * 1024),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses an environment-like record. Throws ConfigError naming every bad variable and why. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const known = Object.fromEntries(Object.keys(configSchema.shape).map((k) => [k, env[k]]));
+  const parsed = configSchema.safeParse(known);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? 'config');
+        const value = env[name];
+        const shown = name.includes('KEY') || name.includes('URL') ? '' : value === undefined ? '' : ` (got "${value}")`;
+        return `${name}: ${issue.message}${shown}`;
+      }),
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,105 @@
+import 'reflect-metadata';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DataSource } from 'typeorm';
+import { PGlite } from '@electric-sql/pglite';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+import { PGlitePool } from './pglite-pool';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
+
+export type StorageKind = 'postgres' | 'pglite';
+
+export interface Storage {
+  readonly kind: StorageKind;
+  readonly dataSource: DataSource;
+  /** Raw SQL on the pool (a short-lived connection). */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  /** postgres:// URL; when absent the embedded PGlite database under `dataDir` is used. */
+  databaseUrl?: string;
+  /** Directory of the embedded database; `memory://` keeps it in memory (tests). */
+  dataDir: string;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+}
+
+const common = {
+  type: 'postgres' as const,
+  entities: ENTITIES,
+  migrations: MIGRATIONS,
+  migrationsTableName: 'schema_migrations',
+  synchronize: false,
+  migrationsRun: false,
+  logging: false as const,
+};
+
+/** Opens (but does not migrate) the configured database. */
+export async function openStorage(options: StorageOptions): Promise<Storage> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPGlite(options.dataDir);
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Storage> {
+  const dataSource = new DataSource({
+    ...common,
+    url,
+    poolSize,
+    applicationName: 'llm-content-security-gateway',
+    connectTimeoutMS: 10_000,
+  });
+  await dataSource.initialize();
+  return wrap('postgres', dataSource, async () => undefined);
+}
+
+async function openPGlite(dataDir: string): Promise<Storage> {
+  const inMemory = dataDir.startsWith('memory://');
+  let lock: DataDirLock | undefined;
+  let pglite: PGlite;
+  if (inMemory) {
+    pglite = await PGlite.create();
+  } else {
+    const dir = resolve(dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true });
+    lock = acquireDataDirLock(dir);
+    try {
+      pglite = await PGlite.create(dir);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+  const dataSource = new DataSource({
+    ...common,
+    driver: { Pool: PGlitePool },
+    extra: { pglite },
+  });
+  try {
+    await dataSource.initialize();
+  } catch (err) {
+    await pglite.close();
+    lock?.release();
+    throw err;
+  }
+  return wrap('pglite', dataSource, async () => {
+    await pglite.close();
+    lock?.release();
+  });
+}
+
+function wrap(kind: StorageKind, dataSource: DataSource, afterDestroy: () => Promise<void>): Storage {
+  let closed = false;
+  return {
+    kind,
+    dataSource,
+    query: (sql, params) => dataSource.query(sql, params),
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await afterDestroy();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { CustomDetector, DetectorEntry, MatchList, PolicyMode, RateLimits } from '../../shared/policy';
+
+@Entity({ name: 'policies' })
+export class PolicyEntity {
+  @PrimaryColumn({ type: 'uuid', default: () => 'gen_random_uuid()' })
+  id!: string;
+
+  @Column({ name: 'organization_id', type: 'uuid' })
+  organizationId!: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name!: string;
+
+  @Column({ name: 'policy_mode', type: 'varchar', length: 2 })
+  policyMode!: PolicyMode;
+
+  @Column({ name: 'is_default', type: 'boolean', default: false })
+  isDefault!: boolean;
+
+  @Column({ name: 'input_detectors', type: 'jsonb' })
+  inputDetectors!: DetectorEntry[];
+
+  @Column({ name: 'output_detectors', type: 'jsonb' })
+  outputDetectors!: DetectorEntry[];
+
+  @Column({ name: 'allow_list', type: 'jsonb' })
+  allowList!: MatchList;
+
+  @Column({ name: 'deny_list', type: 'jsonb' })
+  denyList!: MatchList;
+
+  @Column({ name: 'custom_detectors', type: 'jsonb' })
+  customDetectors!: CustomDetector[];
+
+  @Column({ name: 'rate_limits', type: 'jsonb' })
+  rateLimits!: RateLimits;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,56 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+/** A detector result as recorded in the audit trail: never the matched text. */
+export interface RecordedFinding {
+  type: string;
+  confidence: number;
+  action: string;
+}
+
+export type SecurityEventKind = 'request' | 'auth_failed';
+
+@Entity({ name: 'security_events' })
+export class SecurityEventEntity {
+  @PrimaryColumn({ type: 'uuid', default: () => 'gen_random_uuid()' })
+  id!: string;
+
+  /** Null for failed authentication (no organization is known). */
+  @Column({ name: 'organization_id', type: 'uuid', nullable: true })
+  organizationId!: string | null;
+
+  @Column({ name: 'project_id', type: 'uuid', nullable: true })
+  projectId!: string | null;
+
+  @Column({ type: 'varchar', length: 32 })
+  kind!: SecurityEventKind;
+
+  @Column({ type: 'varchar', length: 512 })
+  path!: string;
+
+  @Column({ name: 'session_id', type: 'varchar', length: 128, nullable: true })
+  sessionId!: string | null;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  model!: string | null;
+
+  @Column({ name: 'input_tokens', type: 'integer', nullable: true })
+  inputTokens!: number | null;
+
+  @Column({ type: 'jsonb' })
+  findings!: RecordedFinding[];
+
+  @Column({ type: 'boolean', default: false })
+  blocked!: boolean;
+
+  @Column({ name: 'response_status', type: 'integer' })
+  responseStatus!: number;
+
+  @Column({ name: 'latency_ms', type: 'double precision' })
+  latencyMs!: number;
+
+  @Column({ name: 'client_ip', type: 'varchar', length: 64, nullable: true })
+  clientIp!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}
