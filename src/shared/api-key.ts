@@ -34,9 +34,14 @@ export function apiKeyDisplayPrefix(rawKey: string): string {
   return rawKey.slice(0, DISPLAY_PREFIX_LENGTH);
 }
 
+/** Constant-time comparison of two key hashes (hex). */
+export function hashesEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === 32 && x.length === y.length && timingSafeEqual(x, y);
+}
+
 /** Constant-time comparison of a presented key against a stored hash. */
 export function apiKeyMatches(rawKey: string, storedHash: string): boolean {
-  const presented = Buffer.from(hashApiKey(rawKey), 'hex');
-  const stored = Buffer.from(storedHash, 'hex');
-  return presented.length === stored.length && timingSafeEqual(presented, stored);
+  return hashesEqual(hashApiKey(rawKey), storedHash);
 }

@@ -68,6 +68,12 @@ export const configSchema = z.object({
   ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DETECTION_TIMEOUT_MS: positiveInt('DETECTION_TIMEOUT_MS', 2000, 60000),
+  AUTH_CACHE_TTL_MS: z.coerce
+    .number({ error: 'AUTH_CACHE_TTL_MS must be a number' })
+    .int('AUTH_CACHE_TTL_MS must be an integer')
+    .min(0, 'AUTH_CACHE_TTL_MS must be between 0 and 300000')
+    .max(300_000, 'AUTH_CACHE_TTL_MS must be between 0 and 300000')
+    .default(5000),
   SHUTDOWN_TIMEOUT_MS: positiveInt('SHUTDOWN_TIMEOUT_MS', 10000, 300000),
   BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES', 10 * 1024 * 1024, 100 * 1024 * 1024),
 });

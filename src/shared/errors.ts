@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   authentication_error: 401,
   permission_denied: 403,
+  /** The sensor's policy denial, in the messages-API envelope (spec: Errors, sensor interface). */
+  permission_error: 403,
   security_block: 403,
   not_found: 404,
   rate_limit: 429,

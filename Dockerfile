@@ -1,0 +1,24 @@
+# One image, three roles: the command picks the service (all | detection | gateway | sensor).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY proto ./proto
+COPY schema ./schema
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY proto ./proto
+COPY schema ./schema
+USER node
+EXPOSE 8080 8081 50051
+ENTRYPOINT ["node", "dist/main.js"]
+CMD ["all"]

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ProjectAuthService } from '../../management/projects/project-auth.service';
+import { authOf, requireBearerKey } from '../../management/projects/request-auth';
+import type { DetectionClient } from '../../shared/detection-client';
+import { parseBody } from '../../shared/http/validation';
+import { setRiskHeaders } from '../../shared/http/risk-headers';
+import { directionSchema } from '../../shared/policy';
+
+/** Largest `content` accepted by /v1/detect (characters); the body limit applies first. */
+export const MAX_DETECT_CONTENT_CHARS = 1_000_000;
+
+const detectBodySchema = z.strictObject({
+  content: z.string().max(MAX_DETECT_CONTENT_CHARS),
+  direction: directionSchema.default('input'),
+});
+
+export interface DetectRouteDeps {
+  auth: ProjectAuthService;
+  detection: DetectionClient;
+}
+
+/**
+ * POST /v1/detect: scans `content` in `direction` with the caller's project policy and answers
+ * `{blocked, categories:[{type, confidence, action}], unscanned}`. A blocked verdict is a 200 answer
+ * here (this call only detects); X-Risk-* headers mirror the body.
+ */
+export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps): void {
+  app.post('/v1/detect', { preHandler: requireBearerKey(deps.auth) }, async (request, reply) => {
+    const body = parseBody(detectBodySchema, request.body);
+    const ctx = authOf(request);
+    const verdict = await deps.detection.detect({
+      text: body.content,
+      direction: body.direction,
+      policy: ctx.policy.detection,
+    });
+    const unscanned = verdict.outcomes.filter((o) => o.status !== 'ok').map((o) => o.type);
+    setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });
+    return {
+      blocked: verdict.blocked,
+      categories: verdict.categories.map((c) => ({ type: c.type, confidence: c.confidence, action: c.action })),
+      unscanned,
+    };
+  });
+}

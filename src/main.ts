@@ -1,0 +1,142 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './shared/config';
+import { createLogger, type Logger } from './shared/logger';
+import { ALL_SERVICES, startServices, type RunningServices, type ServiceName } from './services';
+import { openStorage } from './storage/data-source';
+import { provisionOrganization } from './storage/provision';
+import { prepareStorage, type BootstrapOutcome } from './storage/startup';
+
+/**
+ * The only module that reads process.env, ports and signals.
+ *
+ *   node dist/main.js [all]            detection + gateway + sensor in one process (npm start)
+ *   node dist/main.js detection        the gRPC detection service alone
+ *   node dist/main.js gateway          the gateway alone (dials DETECTION_ADDRESS)
+ *   node dist/main.js sensor           the sensor alone (dials DETECTION_ADDRESS)
+ *   node dist/main.js migrate          apply migrations (and bootstrap an empty database), then exit
+ *   node dist/main.js create-org --name "Acme" [--project "Acme app"] [--environment production]
+ */
+
+const USAGE = `usage: node dist/main.js [all|detection|gateway|sensor|migrate|create-org --name NAME [--project NAME] [--environment production|staging|development]]`;
+
+function printBootstrap(outcome: BootstrapOutcome | undefined, out: NodeJS.WritableStream): void {
+  if (!outcome) return;
+  if (outcome.created) {
+    const r = outcome.result;
+    out.write(`\nBootstrap: created organization ${r.organizationId}, default policy ${r.policyId}, project ${r.projectId}.\n`);
+    if (outcome.keyWasProvided) {
+      out.write(`The first project's API key is BOOTSTRAP_API_KEY (prefix ${r.keyPrefix}).\n\n`);
+    } else {
+      out.write(`First project API key (shown once, store it now): ${r.rawKey}\n\n`);
+    }
+  } else if (outcome.bootstrapKeyKnown === false) {
+    out.write('Note: BOOTSTRAP_API_KEY is ignored: the database was bootstrapped before with another key.\n');
+  }
+}
+
+async function createOrganization(config: Config, argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { name: { type: 'string' }, project: { type: 'string' }, environment: { type: 'string' } },
+    strict: true,
+  });
+  const name = values.name?.trim();
+  if (!name || name.length > 200) throw new Error('--name is required (1 to 200 characters)');
+  const environment = values.environment ?? 'production';
+  if (!['production', 'staging', 'development'].includes(environment)) {
+    throw new Error('--environment must be production, staging or development');
+  }
+  const storage = await openStorage({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  try {
+    await prepareStorage(storage, { bootstrapApiKey: config.BOOTSTRAP_API_KEY });
+    const r = await storage.dataSource.transaction((m) =>
+      provisionOrganization(m, {
+        organizationName: name,
+        projectName: values.project?.trim() || `${name} project`,
+        environment: environment as 'production' | 'staging' | 'development',
+      }),
+    );
+    process.stdout.write(
+      `Created organization ${r.organizationId} with default policy ${r.policyId} and project ${r.projectId}.\n` +
+        `API key (shown once, store it now): ${r.rawKey}\n`,
+    );
+  } finally {
+    await storage.close();
+  }
+}
+
+async function migrate(config: Config): Promise<void> {
+  const storage = await openStorage({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  try {
+    printBootstrap(await prepareStorage(storage, { bootstrapApiKey: config.BOOTSTRAP_API_KEY }), process.stdout);
+    process.stdout.write('Migrations applied.\n');
+  } finally {
+    await storage.close();
+  }
+}
+
+function installSignalHandlers(running: RunningServices, logger: Logger): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    running.close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function serve(config: Config, services: readonly ServiceName[]): Promise<void> {
+  const logger = createLogger({ level: config.LOG_LEVEL });
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  const running = await startServices({ config, services, logger });
+  installSignalHandlers(running, logger);
+  printBootstrap(running.bootstrap, process.stdout);
+  const where = [
+    running.gatewayUrl && `gateway ${running.gatewayUrl}`,
+    running.sensorUrl && `sensor ${running.sensorUrl}`,
+    running.detectionAddress && `detection grpc://${running.detectionAddress}`,
+  ].filter(Boolean);
+  process.stdout.write(`Ready: ${where.join(', ')}\n`);
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const [command = 'all', ...rest] = argv;
+  const config = loadConfig(env);
+  switch (command) {
+    case 'all':
+      return serve(config, ALL_SERVICES);
+    case 'detection':
+    case 'gateway':
+    case 'sensor':
+      return serve(config, [command]);
+    case 'migrate':
+      return migrate(config);
+    case 'create-org':
+      return createOrganization(config, rest);
+    default:
+      throw new Error(`unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), process.env).catch((err: unknown) => {
+    const message = err instanceof ConfigError ? err.message : `Start-up failed: ${err instanceof Error ? err.message : String(err)}`;
+    process.stderr.write(`${message}\n`);
+    process.exit(1);
+  });
+}

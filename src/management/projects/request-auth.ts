@@ -1,0 +1,33 @@
+import type { FastifyRequest } from 'fastify';
+import type { AuthContext, ProjectAuthService } from './project-auth.service';
+import { unauthenticated } from '../../shared/errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** Extracts the key of `Authorization: Bearer <key>`; a header in any other form is malformed (401). */
+export function bearerKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (Array.isArray(header)) throw unauthenticated('Send exactly one Authorization header', 'malformed_api_key');
+  const match = BEARER.exec(header);
+  if (!match) throw unauthenticated('Authorization header must be "Bearer <API key>"', 'malformed_api_key');
+  return match[1];
+}
+
+/** preHandler: authenticates the bearer key and attaches the caller's project and policy to the request. */
+export function requireBearerKey(auth: ProjectAuthService) {
+  return async (request: FastifyRequest): Promise<void> => {
+    request.auth = await auth.authenticate(bearerKey(request.headers.authorization));
+  };
+}
+
+/** The authenticated context of a request that passed requireBearerKey (or the sensor's key hook). */
+export function authOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw unauthenticated('Missing API key', 'missing_api_key');
+  return request.auth;
+}

@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { request as upstreamRequest } from 'undici';
+import type { ProjectAuthService } from '../management/projects/project-auth.service';
+import type { DetectionClient } from '../shared/detection-client';
+import { AppError } from '../shared/errors';
+import { setRiskHeaders } from '../shared/http/risk-headers';
+import { readMessagesRequest } from './messages-spec';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and ours: never forwarded in either direction. */
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade',
+  'proxy-authorization', 'proxy-authenticate', 'host', 'content-length',
+]);
+const STRIPPED_REQUEST = new Set([...HOP_BY_HOP, 'x-svc-key', 'x-request-id']);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    rawBody?: Buffer;
+  }
+}
+
+export interface MessagesRouteDeps {
+  auth: ProjectAuthService;
+  detection: DetectionClient;
+  upstreamBaseUrl: string;
+}
+
+/** Request headers for the upstream: every end-to-end header byte for byte, minus X-Svc-Key and hop-by-hop ones. */
+export function upstreamHeaders(incoming: FastifyRequest['headers']): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || STRIPPED_REQUEST.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+async function authenticateSensor(deps: MessagesRouteDeps, request: FastifyRequest) {
+  const header = request.headers['x-svc-key'];
+  if (Array.isArray(header)) throw new AppError('authentication_error', 'Send exactly one X-Svc-Key header', { code: 'malformed_api_key' });
+  return deps.auth.authenticate(header?.trim() || undefined);
+}
+
+/**
+ * POST /v1/messages on the sensor, in the spec's order: 1 authenticate X-Svc-Key, 2 look up the
+ * project's policy, 3 scan the request body, 4 forward (original bytes, headers unchanged but
+ * X-Svc-Key) and pipe the upstream response or stream back with X-Risk-* headers, or 5 deny with 403
+ * permission_error and forward nothing.
+ */
+export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): void {
+  // Keep the exact bytes the client sent so the upstream receives them unchanged.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const raw = body as Buffer;
+    request.rawBody = raw;
+    try {
+      done(null, raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8')));
+    } catch {
+      done(new AppError('invalid_request', 'Request body is not valid JSON', { code: 'invalid_json' }), undefined);
+    }
+  });
+
+  app.post('/v1/messages', async (request, reply) => {
+    const ctx = await authenticateSensor(deps, request);
+    const summary = readMessagesRequest(request.body);
+    const verdict = await deps.detection.detect({ text: summary.texts.join('\n\n'), direction: 'input', policy: ctx.policy.detection });
+    const unscanned = verdict.outcomes.filter((o) => o.status !== 'ok').map((o) => o.type);
+    setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });
+    if (verdict.blocked) {
+      const types = verdict.categories.filter((c) => c.action === 'block').map((c) => c.type);
+      const reason = types.length > 0 ? `detected ${types.join(', ')}` : verdict.blockReason || 'policy';
+      throw new AppError('permission_error', `Request blocked by the security policy: ${reason}`, { code: 'content_blocked' });
+    }
+    return forward(deps, request, reply);
+  });
+}
+
+async function forward(deps: MessagesRouteDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  const abort = new AbortController();
+  request.raw.once('close', () => {
+    if (!reply.raw.writableEnded) abort.abort();
+  });
+  let upstream;
+  try {
+    upstream = await upstreamRequest(`${deps.upstreamBaseUrl}/v1/messages${query}`, {
+      method: 'POST',
+      headers: upstreamHeaders(request.headers),
+      body: request.rawBody ?? Buffer.alloc(0),
+      signal: abort.signal,
+      headersTimeout: 600_000,
+      bodyTimeout: 600_000,
+    });
+  } catch (err) {
+    request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'upstream unreachable');
+    throw new AppError('internal_error', 'The upstream provider could not be reached', { code: 'upstream_unavailable', status: 502 });
+  }
+  reply.status(upstream.statusCode);
+  for (const [name, value] of Object.entries(upstream.headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) void reply.header(name, value);
+  }
+  return reply.send(upstream.body);
+}

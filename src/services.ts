@@ -1,0 +1,153 @@
+import type { FastifyInstance } from 'fastify';
+import Redis from 'ioredis';
+import { startDetectionServer } from './detection/server';
+import { buildGatewayApp } from './gateway/app';
+import { ProjectAuthService } from './management/projects/project-auth.service';
+import { buildSensorApp } from './sensor/app';
+import type { Config } from './shared/config';
+import { createDetectionClient, type DetectionClient } from './shared/detection-client';
+import type { HealthProbe } from './shared/http/health';
+import type { Logger } from './shared/logger';
+import { openStorage, type Storage } from './storage/data-source';
+import { prepareStorage, type BootstrapOutcome } from './storage/startup';
+
+export type ServiceName = 'detection' | 'gateway' | 'sensor';
+export const ALL_SERVICES: readonly ServiceName[] = ['detection', 'gateway', 'sensor'];
+
+export interface RunningServices {
+  /** `http://host:port` of the gateway ({base_url}), when started. */
+  gatewayUrl?: string;
+  /** `http://host:port` of the sensor ({sensor_url}), when started. */
+  sensorUrl?: string;
+  /** `host:port` the detection service listens on, when started here. */
+  detectionAddress?: string;
+  bootstrap?: BootstrapOutcome;
+  storage?: Storage;
+  /** Graceful stop: stop accepting, finish in-flight requests (bounded), flush pending writes, close connections. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  services: readonly ServiceName[];
+  logger: Logger;
+}
+
+type Closer = { name: string; close: () => Promise<unknown> };
+
+/**
+ * Builds and starts the requested services. With all three in one process the gateway and sensor
+ * still reach detection over real gRPC (the same hop as a scaled-out deployment).
+ */
+export async function startServices(options: StartOptions): Promise<RunningServices> {
+  const { config, logger } = options;
+  const wanted = new Set(options.services);
+  const closers: Closer[] = []; // closed in reverse order of start
+  const running: RunningServices = { close: () => closeAll(closers, config.SHUTDOWN_TIMEOUT_MS, logger) };
+  try {
+    let detectionAddress = config.DETECTION_ADDRESS;
+    if (wanted.has('detection')) {
+      const detection = await startDetectionServer({ address: config.DETECTION_ADDRESS, logger: logger.child({ component: 'detection' }) });
+      detectionAddress = replacePort(config.DETECTION_ADDRESS, detection.port);
+      running.detectionAddress = detectionAddress;
+      closers.push({ name: 'detection', close: () => detection.close(config.SHUTDOWN_TIMEOUT_MS) });
+      logger.info({ address: detectionAddress }, 'detection service (gRPC) listening');
+    }
+    if (!wanted.has('gateway') && !wanted.has('sensor')) return running;
+
+    const storage = await openStorage({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+    closers.push({ name: 'storage', close: () => storage.close() });
+    running.storage = storage;
+    running.bootstrap = await prepareStorage(storage, { bootstrapApiKey: config.BOOTSTRAP_API_KEY });
+    logger.info({ storage: storage.kind }, 'storage ready (migrations applied)');
+
+    const detectionClient = createDetectionClient({ address: detectionAddress, timeoutMs: config.DETECTION_TIMEOUT_MS });
+    closers.push({ name: 'detection-client', close: async () => detectionClient.close() });
+    const auth = new ProjectAuthService(storage, { ttlMs: config.AUTH_CACHE_TTL_MS });
+    closers.push({ name: 'auth', close: () => auth.close() });
+    const probes = await buildProbes({ config, storage, detection: detectionClient, closers, logger });
+
+    if (wanted.has('gateway')) {
+      const app = buildGatewayApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, auth, detection: detectionClient, probes });
+      running.gatewayUrl = await listen(app, config.HOST, config.PORT);
+      closers.push({ name: 'gateway', close: () => app.close() });
+      logger.info({ url: running.gatewayUrl }, 'gateway listening');
+    }
+    if (wanted.has('sensor')) {
+      const app = buildSensorApp({
+        logger,
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        auth,
+        detection: detectionClient,
+        anthropicBaseUrl: config.ANTHROPIC_BASE_URL,
+        probes,
+      });
+      running.sensorUrl = await listen(app, config.HOST, config.SENSOR_PORT);
+      closers.push({ name: 'sensor', close: () => app.close() });
+      logger.info({ url: running.sensorUrl }, 'sensor listening');
+    }
+    return running;
+  } catch (err) {
+    await closeAll(closers, config.SHUTDOWN_TIMEOUT_MS, logger);
+    throw err;
+  }
+}
+
+async function buildProbes(o: {
+  config: Config;
+  storage: Storage;
+  detection: DetectionClient;
+  closers: Closer[];
+  logger: Logger;
+}): Promise<Record<string, HealthProbe>> {
+  const probes: Record<string, HealthProbe> = {
+    database: async () => {
+      await o.storage.query('SELECT 1');
+    },
+    detection: async () => {
+      if (!(await o.detection.checkHealth())) throw new Error('detection service is not serving');
+    },
+  };
+  if (o.config.REDIS_URL) {
+    const redis = new Redis(o.config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    redis.on('error', (err: Error) => o.logger.warn({ err: err.message }, 'redis connection problem'));
+    await redis.connect().catch((err: Error) => o.logger.warn({ err: err.message }, 'redis not reachable at start'));
+    o.closers.push({ name: 'redis', close: () => redis.quit().catch(() => redis.disconnect()) });
+    probes.redis = async () => {
+      await redis.ping();
+    };
+  }
+  return probes;
+}
+
+async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
+  await app.listen({ host, port });
+  const address = app.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return `http://${shownHost}:${actualPort}`;
+}
+
+function replacePort(address: string, port: number): string {
+  return `${address.slice(0, address.lastIndexOf(':'))}:${port}`;
+}
+
+/** Closes in reverse start order; each step bounded so a stuck dependency cannot hold shutdown forever. */
+async function closeAll(closers: Closer[], timeoutMs: number, logger: Logger): Promise<void> {
+  while (closers.length > 0) {
+    const step = closers.pop()!;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        step.close(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`did not close within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+    } catch (err) {
+      logger.error({ err: err instanceof Error ? err.message : String(err), component: step.name }, 'shutdown step failed');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from '../logger';
+import { serializeReply, serializeRequest } from '../logger';
+import { installErrorHandling, type EnvelopeStyle } from './error-handler';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  bodyLimitBytes: number;
+  envelope: EnvelopeStyle;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * A fastify instance with what every HTTP service of ours shares: request ids (a sane incoming
+ * `x-request-id` is kept, else a UUID; echoed back), pino logging without headers or bodies, JSON-only
+ * bodies, and the spec's error envelope for every failure. Not listening: the caller decides.
+ */
+export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    // pino's own Logger type is wider than fastify's view of it; the instance is the same object.
+    loggerInstance: options.logger.child({}, {
+      serializers: { req: serializeRequest, res: serializeReply },
+    }) as unknown as FastifyBaseLogger,
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
+  });
+  // Bodies are JSON only: text/plain would otherwise be accepted as a string.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', String(request.id));
+  });
+  installErrorHandling(app, options.envelope);
+  return app;
+}

@@ -1,0 +1,68 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, internalError, isAppError } from '../errors';
+
+/**
+ * `standard`: the spec's envelope `{error:{message,type,code}}`.
+ * `messages`: the messages-API shape `{type:"error", error:{type,message,code}}` used by the sensor,
+ * which still carries error.message/type/code, so both kinds of client read it.
+ */
+export type EnvelopeStyle = 'standard' | 'messages';
+
+export function renderError(err: AppError, style: EnvelopeStyle): Record<string, unknown> {
+  const body = err.toEnvelope();
+  return style === 'messages' ? { type: 'error', ...body } : { ...body };
+}
+
+/** Maps framework errors (bad JSON, wrong content type, oversized body, ...) onto our closed set. */
+export function toAppError(err: FastifyError | Error, requestId: string): AppError {
+  if (isAppError(err)) return err;
+  const fe = err as FastifyError;
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('invalid_request', 'Unsupported Content-Type: send a JSON body with Content-Type: application/json', {
+        code: 'unsupported_media_type',
+      });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('invalid_request', 'Request body is too large', { code: 'payload_too_large', status: 413 });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_request', 'Request body is empty but Content-Type is application/json', {
+        code: 'invalid_json',
+      });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_request', 'Content-Length does not match the body', { code: 'invalid_request' });
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new AppError('invalid_request', 'Request body is not valid JSON', { code: 'invalid_json' });
+  }
+  if (status >= 400 && status < 500) {
+    // Other client errors raised by the framework: keep them 400, with a generic but clear message.
+    return new AppError('invalid_request', fe.message ? `Invalid request: ${fe.message}` : 'Invalid request', {
+      code: 'invalid_request',
+    });
+  }
+  return internalError(requestId);
+}
+
+export function installErrorHandling(app: FastifyInstance, style: EnvelopeStyle): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appErr = toAppError(err, String(request.id));
+    if (appErr.status >= 500) {
+      request.log.error({ err, requestId: request.id }, 'request failed');
+    } else {
+      request.log.info({ errorType: appErr.type, errorCode: appErr.code }, 'request rejected');
+    }
+    if (appErr.details && typeof appErr.details.retry_after === 'number') {
+      void reply.header('retry-after', String(appErr.details.retry_after));
+    }
+    return reply.status(appErr.status).type('application/json; charset=utf-8').send(renderError(appErr, style));
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0];
+    const err = new AppError('not_found', `No route for ${request.method} ${path}`, { code: 'route_not_found' });
+    return reply.status(404).type('application/json; charset=utf-8').send(renderError(err, style));
+  });
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { VERSION } from '../version';
+
+/** A dependency probe: resolves when healthy, rejects (with a reason) when not. */
+export type HealthProbe = () => Promise<void>;
+
+export interface HealthOptions {
+  service: string;
+  probes: Record<string, HealthProbe>;
+  /** Per-probe budget. */
+  timeoutMs?: number;
+  startedAt?: number;
+}
+
+interface ProbeResult {
+  status: 'up' | 'down';
+  latency_ms: number;
+  error?: string;
+}
+
+async function runProbe(probe: HealthProbe, timeoutMs: number): Promise<ProbeResult> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      probe(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+    return { status: 'up', latency_ms: round(performance.now() - started) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { status: 'down', latency_ms: round(performance.now() - started), error: message.slice(0, 200) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/**
+ * GET /health: `{status: "healthy", service, version, uptime_s, checks}` with 200, or
+ * `{status: "unhealthy", reason, ...}` with 503 when a dependency is down. No authentication; no
+ * secrets or content in the body.
+ */
+export function registerHealthRoute(app: FastifyInstance, options: HealthOptions): void {
+  const startedAt = options.startedAt ?? Date.now();
+  const timeoutMs = options.timeoutMs ?? 2000;
+  app.get('/health', async (_request, reply) => {
+    const names = Object.keys(options.probes);
+    const results = await Promise.all(names.map((n) => runProbe(options.probes[n]!, timeoutMs)));
+    const checks = Object.fromEntries(names.map((n, i) => [n, results[i]!]));
+    const down = names.filter((_, i) => results[i]!.status === 'down');
+    const body = {
+      status: down.length === 0 ? 'healthy' : 'unhealthy',
+      ...(down.length > 0 ? { reason: down.map((n) => `${n}: ${checks[n]!.error}`).join('; ') } : {}),
+      service: options.service,
+      version: VERSION,
+      uptime_s: Math.floor((Date.now() - startedAt) / 1000),
+      checks,
+    };
+    return reply.status(down.length === 0 ? 200 : 503).send(body);
+  });
+}

@@ -1,0 +1,93 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A fake messages-API upstream speaking the real wire format: JSON responses, and SSE streams with
+ * the real event sequence (message_start, content_block_start, content_block_delta…, message_stop).
+ * It records what it received so tests can assert on forwarded headers and bytes.
+ */
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+export interface FakeAnthropic {
+  url: string;
+  received: ReceivedRequest[];
+  /** Next responses: 'ok' (default), 'unauthorized' (401 as the real API sends it). */
+  mode: 'ok' | 'unauthorized';
+  close(): Promise<void>;
+}
+
+const MESSAGE = {
+  id: 'msg_01FakeUpstream',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5',
+  content: [{ type: 'text', text: 'Hello from the fake upstream.' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 12, output_tokens: 7 },
+};
+
+function sse(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export function streamEvents(text = 'Hello from the fake upstream.'): string[] {
+  const words = text.split(/(?<= )/);
+  return [
+    sse('message_start', { type: 'message_start', message: { ...MESSAGE, content: [], stop_reason: null, usage: { input_tokens: 12, output_tokens: 1 } } }),
+    sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    sse('ping', { type: 'ping' }),
+    ...words.map((w) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: w } })),
+    sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
+    sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 7 } }),
+    sse('message_stop', { type: 'message_stop' }),
+  ];
+}
+
+export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+  const fake: Omit<FakeAnthropic, 'url' | 'close'> = { received: [], mode: 'ok' };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      fake.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body });
+      if (fake.mode === 'unauthorized') {
+        res.writeHead(401, { 'content-type': 'application/json', 'request-id': 'req_fake_401' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
+        return;
+      }
+      const parsed = JSON.parse(body.toString('utf8')) as { stream?: boolean };
+      if (parsed.stream) {
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_fake_stream' });
+        const events = streamEvents();
+        let i = 0;
+        const tick = () => {
+          if (i >= events.length) return res.end();
+          res.write(events[i++]);
+          setTimeout(tick, 2);
+        };
+        tick();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake_json', 'anthropic-organization-id': 'org-fake' });
+      res.end(JSON.stringify(MESSAGE));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(fake, {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  }) as FakeAnthropic;
+}

@@ -1,0 +1,84 @@
+import { Writable } from 'node:stream';
+import { generateApiKey } from '../../src/shared/api-key';
+import { loadConfig } from '../../src/shared/config';
+import { createLogger } from '../../src/shared/logger';
+import { ALL_SERVICES, startServices, type RunningServices, type ServiceName } from '../../src/services';
+import type { StorageTarget } from './databases';
+
+/** Collects every log line a service writes, so tests can assert what is (not) logged. */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    cb();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface TestServices {
+  running: RunningServices;
+  gatewayUrl: string;
+  sensorUrl: string;
+  /** The first project's key (BOOTSTRAP_API_KEY). */
+  apiKey: string;
+  logs: LogCapture;
+  dispose(): Promise<void>;
+}
+
+/** Starts the real services on port 0 (detection over real gRPC) on a fresh database of `target`. */
+export async function startTestServices(
+  target: StorageTarget,
+  options: { services?: readonly ServiceName[]; env?: Record<string, string> } = {},
+): Promise<TestServices> {
+  const db = await target.create();
+  const apiKey = generateApiKey();
+  const config = loadConfig({
+    PORT: '0',
+    SENSOR_PORT: '0',
+    DETECTION_ADDRESS: '127.0.0.1:0',
+    DATA_DIR: db.dataDir,
+    DATABASE_URL: db.databaseUrl,
+    BOOTSTRAP_API_KEY: apiKey,
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    ...options.env,
+  });
+  const logs = new LogCapture();
+  const logger = createLogger({ level: config.LOG_LEVEL, destination: logs });
+  let running: RunningServices;
+  try {
+    running = await startServices({ config, services: options.services ?? ALL_SERVICES, logger });
+  } catch (err) {
+    await db.cleanup();
+    throw err;
+  }
+  return {
+    running,
+    gatewayUrl: running.gatewayUrl ?? '',
+    sensorUrl: running.sensorUrl ?? '',
+    apiKey,
+    logs,
+    async dispose() {
+      await running.close();
+      await db.cleanup();
+    },
+  };
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json: json as Record<string, any> };
+}
