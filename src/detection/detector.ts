@@ -7,7 +7,10 @@ import type { Direction } from '../shared/policy';
  */
 
 export interface DetectorInput {
-  /** The original text. Spans in findings are UTF-16 offsets into this string, end exclusive. */
+  /**
+   * The text to scan (the engine passes the normalised text, see normalize.ts). Spans in findings are
+   * UTF-16 offsets into this string, end exclusive; the engine maps them back to the original text.
+   */
   readonly text: string;
   readonly direction: Direction;
 }

@@ -19,6 +19,8 @@ export interface FakeAnthropic {
   received: ReceivedRequest[];
   /** Next responses: 'ok' (default), 'unauthorized' (401 as the real API sends it). */
   mode: 'ok' | 'unauthorized';
+  /** Delay before answering, to hold requests in flight. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -51,11 +53,12 @@ export function streamEvents(text = 'Hello from the fake upstream.'): string[] {
 }
 
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
-  const fake: Omit<FakeAnthropic, 'url' | 'close'> = { received: [], mode: 'ok' };
+  const fake: Omit<FakeAnthropic, 'url' | 'close'> = { received: [], mode: 'ok', delayMs: 0 };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', () => setTimeout(respond, fake.delayMs));
+    const respond = () => {
       const body = Buffer.concat(chunks);
       fake.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body });
       if (fake.mode === 'unauthorized') {
@@ -78,7 +81,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       }
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake_json', 'anthropic-organization-id': 'org-fake' });
       res.end(JSON.stringify(MESSAGE));
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,0 +1,107 @@
+import RE2 from 're2';
+import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+
+/**
+ * pii/email: email addresses (ASCII addr-spec as people actually write them; quoted local parts and
+ * IP-literal domains are not reported).
+ *
+ * Pattern (RE2, compiled once at module load):
+ *   local  = atoms of [A-Za-z0-9_%+-] separated by single dots (no leading, trailing or double dot)
+ *   domain = one or more labels (alphanumeric, inner hyphens, <= 63 chars) each followed by a dot
+ *   tld    = 2..24 letters, or an IDN A-label `xn--...`, then a word boundary
+ *
+ * Confidence:
+ *   0.95  a clean match.
+ *   0.60  a reserved placeholder domain (RFC 2606 / RFC 6761): example.com/.org/.net and their
+ *         subdomains, and the TLDs .example, .test, .invalid, .localhost. These are documentation
+ *         addresses, so they fire only at the sensitive thresholds (L3, L4), not at the default L2.
+ *
+ * Not reported (address-shaped, but not a mailbox):
+ *   - `git@github.com:org/repo.git` and `user@host.com:22`: SCP-style SSH targets, recognised by a ':'
+ *     immediately followed by a non-space character. (`mail bob@corp.com: he knows` is still reported.)
+ *   - `ssh://git@host.com/...`: URL userinfo, recognised by '://' right before the local part.
+ *   - `icon@2x.png`, `logo@3x.webp`, `lib@x.js`: the "TLD" is a file extension that is not a delegated
+ *     top-level domain (FILE_EXTENSIONS below; real TLDs such as .zip or .py are kept out of that list),
+ *     and any `<name>@<n>x.<ext>` (a lone "2x"/"3x" host label is an image scale suffix).
+ *   - `pkg@1.2.beta`: every label before the TLD is a (v-prefixed) number, i.e. a version.
+ *   - `lodash@4.17.21`, `node@20`, `@Component`, `user@localhost`: never match (numeric or no TLD).
+ */
+
+const LOCAL = String.raw`[A-Za-z0-9_%+\-]+(?:\.[A-Za-z0-9_%+\-]+)*`;
+const LABEL = String.raw`[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?`;
+// The A-label alternative comes first: RE2 prefers the leftmost alternative, and `xn` alone would match.
+const TLD = String.raw`(?:[Xx][Nn]--[A-Za-z0-9\-]{1,59}|[A-Za-z]{2,24})`;
+const EMAIL = new RE2(String.raw`(${LOCAL})@((?:${LABEL}\.)+${TLD})\b`, 'gu');
+
+export const EMAIL_CONFIDENCE = 0.95;
+export const PLACEHOLDER_CONFIDENCE = 0.6;
+
+const MAX_LOCAL_LENGTH = 64;
+const MAX_DOMAIN_LENGTH = 253;
+const MAX_FINDINGS = 1000;
+
+const PLACEHOLDER_DOMAINS = ['example.com', 'example.org', 'example.net'];
+const PLACEHOLDER_TLDS = new Set(['example', 'test', 'invalid', 'localhost']);
+
+const FILE_EXTENSIONS = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'bmp', 'ico', 'tif', 'tiff', 'avif', 'heic',
+  'css', 'scss', 'sass', 'less', 'js', 'mjs', 'cjs', 'jsx', 'ts', 'tsx', 'vue', 'json', 'yaml', 'yml', 'toml',
+  'xml', 'html', 'htm', 'txt', 'log', 'lock', 'map', 'csv', 'pdf', 'docx', 'xlsx', 'pptx',
+  'exe', 'dll', 'bin', 'wasm', 'tar', 'tgz', 'gz', 'bz', 'jar', 'java', 'kt', 'rb', 'php', 'cpp', 'hpp',
+  'wav', 'ogg', 'webm', 'ttf', 'otf', 'woff', 'eot', 'ini', 'cfg', 'env', 'sql', 'bak', 'tmp',
+]);
+
+const VERSION_LABEL = /^v?\d+$/i;
+const SCALE_LABEL = /^\d+x$/i;
+
+export class EmailDetector implements Detector {
+  readonly type = 'pii/email' as const;
+
+  detect(input: DetectorInput, signal: AbortSignal): DetectorFinding[] {
+    const { text } = input;
+    const findings: DetectorFinding[] = [];
+    EMAIL.lastIndex = 0;
+    let scanned = 0;
+    for (let m = EMAIL.exec(text); m && findings.length < MAX_FINDINGS; m = EMAIL.exec(text)) {
+      if (++scanned % 256 === 0) signal.throwIfAborted();
+      const local = m[1] ?? '';
+      const domain = m[2] ?? '';
+      const start = m.index;
+      const end = start + m[0].length;
+      const confidence = scoreEmail({ text, start, end, local, domain });
+      if (confidence > 0) findings.push({ confidence, start, end });
+    }
+    EMAIL.lastIndex = 0;
+    return findings;
+  }
+}
+
+interface Candidate {
+  text: string;
+  start: number;
+  end: number;
+  local: string;
+  domain: string;
+}
+
+/** 0 = not an email; otherwise the confidence. */
+export function scoreEmail(c: Candidate): number {
+  if (c.local.length > MAX_LOCAL_LENGTH || c.domain.length > MAX_DOMAIN_LENGTH) return 0;
+  const labels = c.domain.toLowerCase().split('.');
+  const tld = labels[labels.length - 1] ?? '';
+  const hostLabels = labels.slice(0, -1);
+  if (FILE_EXTENSIONS.has(tld)) return 0;
+  if (hostLabels.length === 1 && SCALE_LABEL.test(hostLabels[0] ?? '')) return 0;
+  if (hostLabels.length >= 2 && hostLabels.every((l) => VERSION_LABEL.test(l))) return 0;
+  if (isScpTarget(c.text, c.end) || (c.start >= 3 && c.text.startsWith('://', c.start - 3))) return 0;
+  const domain = labels.join('.');
+  const placeholder =
+    PLACEHOLDER_TLDS.has(tld) || PLACEHOLDER_DOMAINS.some((d) => domain === d || domain.endsWith(`.${d}`));
+  return placeholder ? PLACEHOLDER_CONFIDENCE : EMAIL_CONFIDENCE;
+}
+
+function isScpTarget(text: string, end: number): boolean {
+  if (text.charCodeAt(end) !== 0x3a /* ':' */) return false;
+  const next = text.charAt(end + 1);
+  return next !== '' && !/\s/.test(next);
+}

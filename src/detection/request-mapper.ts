@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import type { DetectResult } from '../shared/detection-client';
+import { isDetectorType } from '../shared/detector-catalog';
+import { invalidRequest } from '../shared/errors';
+import {
+  customDetectorSchema,
+  EMPTY_MATCH_LIST,
+  matchListSchema,
+  type DetectionPolicy,
+  type DetectorEntry,
+  type MatchList,
+} from '../shared/policy';
+import {
+  ACTION_TO_PROTO,
+  actionFromProto,
+  DETECTION_MAX_TEXT_BYTES,
+  directionFromProto,
+  FAIL_MODE_TO_PROTO,
+  failModeFromProto,
+  matchTypeFromProto,
+  OUTCOME_STATUS_TO_PROTO,
+  policyModeFromProto,
+  thresholdFromProto,
+  type ProtoDetectorConfig,
+  type ProtoDetectorEntry,
+  type ProtoDetectRequest,
+  type ProtoDetectResponse,
+  type ProtoMatchList,
+} from '../shared/proto';
+import type { EvaluateInput } from './engine';
+
+/**
+ * The gRPC edge of the engine: validates a decoded DetectRequest into EvaluateInput (every problem is an
+ * invalid_request AppError, which the server turns into INVALID_ARGUMENT) and renders a DetectResult
+ * as DetectResponse. Bounds on lists and patterns are the shared policy schemas', so a configuration the
+ * management API accepts is accepted here, and nothing much larger.
+ */
+
+/** Largest text accepted, in UTF-8 bytes. */
+export const MAX_TEXT_BYTES = DETECTION_MAX_TEXT_BYTES;
+const MAX_CACHE_KEY_LENGTH = 512;
+const MAX_CUSTOM_DETECTORS = 200;
+
+const customDetectorsSchema = z.array(customDetectorSchema).max(MAX_CUSTOM_DETECTORS);
+
+export function fromProtoRequest(req: ProtoDetectRequest): EvaluateInput {
+  const direction = directionFromProto(req.direction);
+  if (!direction) throw invalidRequest('direction must be DIRECTION_INPUT or DIRECTION_OUTPUT', 'invalid_direction');
+  if (typeof req.text !== 'string') throw invalidRequest('text is required');
+  if (Buffer.byteLength(req.text, 'utf8') > MAX_TEXT_BYTES) {
+    throw invalidRequest(`text is larger than ${MAX_TEXT_BYTES} bytes`, 'text_too_large');
+  }
+  const failMode = failModeFromProto(req.fail_mode);
+  if (!failMode) throw invalidRequest('fail_mode has an unknown value');
+  return {
+    text: req.text,
+    direction,
+    config: fromProtoConfig(req.config),
+    failMode,
+    detectorTimeoutMs: req.detector_timeout_ms > 0 ? req.detector_timeout_ms : undefined,
+  };
+}
+
+function fromProtoConfig(config: ProtoDetectorConfig | null): DetectionPolicy {
+  if (!config) {
+    return {
+      cacheKey: '',
+      policyMode: 'IO',
+      inputDetectors: [],
+      outputDetectors: [],
+      allowList: EMPTY_MATCH_LIST,
+      denyList: EMPTY_MATCH_LIST,
+      customDetectors: [],
+    };
+  }
+  const policyMode = policyModeFromProto(config.policy_mode);
+  if (!policyMode) throw invalidRequest('config.policy_mode has an unknown value');
+  if (config.cache_key.length > MAX_CACHE_KEY_LENGTH) {
+    throw invalidRequest(`config.cache_key is longer than ${MAX_CACHE_KEY_LENGTH} characters`);
+  }
+  return {
+    cacheKey: config.cache_key,
+    policyMode,
+    inputDetectors: config.input_detectors.map((e, i) => fromProtoEntry(e, `config.input_detectors[${i}]`)),
+    outputDetectors: config.output_detectors.map((e, i) => fromProtoEntry(e, `config.output_detectors[${i}]`)),
+    allowList: fromProtoMatchList(config.allow_list, 'config.allow_list'),
+    denyList: fromProtoMatchList(config.deny_list, 'config.deny_list'),
+    customDetectors: parse(
+      customDetectorsSchema,
+      config.custom_detectors.map(fromProtoCustom),
+      'config.custom_detectors',
+    ),
+  };
+}
+
+function fromProtoEntry(e: ProtoDetectorEntry, where: string): DetectorEntry {
+  if (!isDetectorType(e.detector_type)) {
+    const message = `${where}.detector_type "${e.detector_type}" is not a known detector type`;
+    throw invalidRequest(message, 'unknown_detector_type');
+  }
+  const threshold = thresholdFromProto(e.threshold);
+  const action = actionFromProto(e.action);
+  if (!threshold) throw invalidRequest(`${where}.threshold has an unknown value`);
+  if (!action) throw invalidRequest(`${where}.action has an unknown value`);
+  return { detector_type: e.detector_type, threshold, action };
+}
+
+function fromProtoMatchList(list: ProtoMatchList | null, where: string): MatchList {
+  if (!list) return EMPTY_MATCH_LIST;
+  const matchType = matchTypeFromProto(list.match_type);
+  if (!matchType) throw invalidRequest(`${where}.match_type has an unknown value`);
+  return parse(matchListSchema, { entries: list.entries, match_type: matchType }, where);
+}
+
+function fromProtoCustom(c: ProtoDetectorConfig['custom_detectors'][number], i: number): unknown {
+  const action = actionFromProto(c.action);
+  if (!action) throw invalidRequest(`config.custom_detectors[${i}].action has an unknown value`);
+  return { name: c.name, pattern: c.pattern, action };
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') : '';
+  throw invalidRequest(`${where}${path}: ${issue?.message ?? 'invalid value'}`);
+}
+
+export function toProtoResponse(result: DetectResult): ProtoDetectResponse {
+  return {
+    blocked: result.blocked,
+    categories: result.categories.map((c) => ({
+      type: c.type,
+      confidence: c.confidence,
+      action: ACTION_TO_PROTO[c.action],
+    })),
+    findings: result.findings.map((f) => ({ ...f })),
+    outcomes: result.outcomes.map((o) => ({
+      type: o.type,
+      status: OUTCOME_STATUS_TO_PROTO[o.status],
+      message: o.message,
+      elapsed_ms: o.elapsedMs,
+      fail_mode: FAIL_MODE_TO_PROTO[o.failMode],
+    })),
+    scanned: result.scanned,
+    allow_listed: result.allowListed,
+    elapsed_ms: result.elapsedMs,
+    block_reason: result.blockReason,
+  };
+}

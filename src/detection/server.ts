@@ -1,0 +1,155 @@
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+import { ERROR_CODE_METADATA_KEY } from '../shared/detection-client';
+import { isAppError } from '../shared/errors';
+import {
+  DETECTION_SERVICE_NAME,
+  detectionPackageDefinition,
+  detectionServiceDefinition,
+  LOADER_OPTIONS,
+  type ProtoDetectRequest,
+  type ProtoDetectResponse,
+  type ProtoListDetectorTypesRequest,
+  type ProtoListDetectorTypesResponse,
+} from '../shared/proto';
+import { createDetectionEngine, type DetectionEngine } from './engine';
+import { defaultRegistry, type DetectorRegistry } from './registry';
+import { fromProtoRequest, toProtoResponse } from './request-mapper';
+
+/**
+ * The detection gRPC service: Detect and ListDetectorTypes, plus the standard grpc.health.v1 health
+ * service and server reflection. `buildDetectionServer` wires an unbound server (tests and main decide
+ * where it listens); `startDetectionServer` binds it.
+ */
+
+/** The subset of a pino logger the server uses (`(obj, msg)` calls only). */
+export interface DetectionLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+const silentLogger: DetectionLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Requests may carry up to 10 MiB of text plus configuration; larger messages are refused by gRPC. */
+export const MAX_RECEIVE_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export interface BuildDetectionServerOptions {
+  logger?: DetectionLogger;
+  registry?: DetectorRegistry;
+}
+
+export interface DetectionServer {
+  server: grpc.Server;
+  health: HealthImplementation;
+  engine: DetectionEngine;
+}
+
+export function buildDetectionServer(options: BuildDetectionServerOptions = {}): DetectionServer {
+  const logger = options.logger ?? silentLogger;
+  const registry = options.registry ?? defaultRegistry;
+  const engine = createDetectionEngine({ registry });
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES });
+
+  const detect: grpc.handleUnaryCall<ProtoDetectRequest, ProtoDetectResponse> = (call, callback) => {
+    const work = async () => toProtoResponse(await engine.evaluate(fromProtoRequest(call.request)));
+    respond({ method: 'Detect', logger, callback, work });
+  };
+  const listDetectorTypes: grpc.handleUnaryCall<ProtoListDetectorTypesRequest, ProtoListDetectorTypesResponse> = (
+    _call,
+    callback,
+  ) => {
+    const work = async () => ({ detector_types: registry.listDetectorTypes() });
+    respond({ method: 'ListDetectorTypes', logger, callback, work });
+  };
+  server.addService(detectionServiceDefinition, { Detect: detect, ListDetectorTypes: listDetectorTypes });
+
+  const health = new HealthImplementation({ '': 'SERVING', [DETECTION_SERVICE_NAME]: 'SERVING' });
+  health.addToServer(server);
+  new ReflectionService({ ...detectionPackageDefinition, ...healthPackageDefinition() }).addToServer(server);
+  return { server, health, engine };
+}
+
+/** The health proto as shipped by grpc-health-check, so reflection clients can describe it too. */
+function healthPackageDefinition(): protoLoader.PackageDefinition {
+  const includeDir = path.resolve(path.dirname(healthProtoPath), '..', '..');
+  const file = path.relative(includeDir, healthProtoPath);
+  return protoLoader.loadSync(file, { ...LOADER_OPTIONS, includeDirs: [includeDir] });
+}
+
+interface RespondArgs<Res> {
+  method: string;
+  logger: DetectionLogger;
+  callback: grpc.sendUnaryData<Res>;
+  work: () => Promise<Res>;
+}
+
+function respond<Res>({ method, logger, callback, work }: RespondArgs<Res>): void {
+  work().then(
+    (response) => callback(null, response),
+    (err: unknown) => callback(toGrpcError(err, method, logger)),
+  );
+}
+
+/** invalid_request → INVALID_ARGUMENT with its message; anything else → INTERNAL, masked, logged. */
+function toGrpcError(err: unknown, method: string, logger: DetectionLogger): Partial<grpc.StatusObject> {
+  if (isAppError(err) && err.type === 'invalid_request') {
+    logger.warn({ method, code: err.code }, 'detection request rejected');
+    const metadata = new grpc.Metadata();
+    metadata.set(ERROR_CODE_METADATA_KEY, err.code);
+    return { code: grpc.status.INVALID_ARGUMENT, details: err.message, metadata };
+  }
+  logger.error({ method, err }, 'detection request failed');
+  return { code: grpc.status.INTERNAL, details: 'Internal error in the detection service' };
+}
+
+export interface StartDetectionServerOptions extends BuildDetectionServerOptions {
+  /** host:port; port 0 picks a free port (see `port` of the result). */
+  address: string;
+}
+
+export interface StartedDetectionServer {
+  port: number;
+  server: grpc.Server;
+  health: HealthImplementation;
+  /** Reports NOT_SERVING, lets in-flight calls finish for up to graceMs, then cuts the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startDetectionServer(options: StartDetectionServerOptions): Promise<StartedDetectionServer> {
+  const logger = options.logger ?? silentLogger;
+  const { server, health } = buildDetectionServer(options);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(options.address, grpc.ServerCredentials.createInsecure(), (err, boundPort) =>
+      err ? reject(err) : resolve(boundPort),
+    );
+  });
+  return { port, server, health, close: (graceMs = 5000) => closeServer({ server, health, graceMs, logger }) };
+}
+
+interface CloseArgs {
+  server: grpc.Server;
+  health: HealthImplementation;
+  graceMs: number;
+  logger: DetectionLogger;
+}
+
+function closeServer({ server, health, graceMs, logger }: CloseArgs): Promise<void> {
+  health.setStatus('', 'NOT_SERVING');
+  health.setStatus(DETECTION_SERVICE_NAME, 'NOT_SERVING');
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      logger.warn({ graceMs }, 'detection service did not drain in time; forcing shutdown');
+      server.forceShutdown();
+      resolve();
+    }, graceMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      logger.info({}, 'detection service stopped');
+      resolve();
+    });
+  });
+}

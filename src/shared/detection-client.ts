@@ -1,0 +1,282 @@
+import * as grpc from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+import { AppError, invalidRequest } from './errors';
+import type { Action, DetectionPolicy, DetectorEntry, Direction, MatchList } from './policy';
+import {
+  ACTION_TO_PROTO,
+  actionFromProto,
+  DETECTION_MAX_TEXT_BYTES,
+  DETECTION_SERVICE_NAME,
+  detectionMethod,
+  DIRECTION_TO_PROTO,
+  FAIL_MODE_TO_PROTO,
+  failModeFromProto,
+  MATCH_TYPE_TO_PROTO,
+  outcomeStatusFromProto,
+  POLICY_MODE_TO_PROTO,
+  THRESHOLD_TO_PROTO,
+  type FailMode,
+  type OutcomeStatus,
+  type ProtoDetectorConfig,
+  type ProtoDetectorEntry,
+  type ProtoDetectRequest,
+  type ProtoDetectResponse,
+  type ProtoListDetectorTypesRequest,
+  type ProtoListDetectorTypesResponse,
+  type ProtoMatchList,
+} from './proto';
+
+/**
+ * gRPC client of the detection service, used by the gateway and the sensor. Every call carries a
+ * deadline; gRPC failures become AppErrors (INVALID_ARGUMENT → invalid_request with the server's
+ * message; anything else → 503 internal_error `detection_unavailable`). The result types below are the
+ * friendly shape of DetectResponse that the rest of the code base works with (the detection engine
+ * produces exactly this shape too).
+ */
+
+export type { FailMode, OutcomeStatus } from './proto';
+
+export interface DetectCategory {
+  /** A detector type, `deny_list`, or `custom/<name>`. */
+  type: string;
+  confidence: number;
+  action: Action;
+}
+
+export interface DetectFinding {
+  type: string;
+  confidence: number;
+  /** UTF-16 offsets into the original text, end exclusive. */
+  start: number;
+  end: number;
+  /** The confidence reached the configured threshold's cut-off. */
+  fired: boolean;
+}
+
+export interface DetectorOutcome {
+  type: string;
+  status: OutcomeStatus;
+  message: string;
+  elapsedMs: number;
+  failMode: FailMode;
+}
+
+export interface DetectResult {
+  blocked: boolean;
+  /** false when the policy mode excludes this direction. */
+  scanned: boolean;
+  allowListed: boolean;
+  categories: DetectCategory[];
+  findings: DetectFinding[];
+  outcomes: DetectorOutcome[];
+  /** Empty unless blocked. */
+  blockReason: string;
+  elapsedMs: number;
+}
+
+export interface DetectorTypeInfo {
+  value: string;
+  label: string;
+  category: string;
+  implemented: boolean;
+}
+
+export interface DetectRequest {
+  text: string;
+  direction: Direction;
+  policy: DetectionPolicy;
+  /** Default closed. */
+  failMode?: FailMode;
+  /** Per-detector budget on the server; default: the server's. */
+  detectorTimeoutMs?: number;
+}
+
+export interface DetectionClient {
+  detect(req: DetectRequest): Promise<DetectResult>;
+  listDetectorTypes(): Promise<DetectorTypeInfo[]>;
+  /** grpc.health.v1 Check of the detection service; false on any failure (never throws). */
+  checkHealth(): Promise<boolean>;
+  close(): void;
+}
+
+export interface DetectionClientOptions {
+  /** host:port */
+  address: string;
+  /** Deadline of every call, in milliseconds. */
+  timeoutMs: number;
+}
+
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const HEALTH_TIMEOUT_MS = 1000;
+/** Trailing metadata key carrying AppError.code on INVALID_ARGUMENT (set by the detection server). */
+export const ERROR_CODE_METADATA_KEY = 'x-error-code';
+
+const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+};
+
+const detectMethod = detectionMethod<ProtoDetectRequest, ProtoDetectResponse>('Detect');
+const listMethod = detectionMethod<ProtoListDetectorTypesRequest, ProtoListDetectorTypesResponse>('ListDetectorTypes');
+
+interface HealthCheckRequest {
+  service: string;
+}
+interface HealthCheckResponse {
+  status: string;
+}
+/** grpc-health-check's loader types differ from grpc-js's by version only; the method shape is the same. */
+const healthCheckMethod = healthService.Check as unknown as grpc.MethodDefinition<
+  HealthCheckRequest,
+  HealthCheckResponse
+>;
+
+export function createDetectionClient(options: DetectionClientOptions): DetectionClient {
+  const client = new grpc.Client(options.address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  const call = <Req, Res>(method: grpc.MethodDefinition<Req, Res>, request: Req, timeoutMs: number) =>
+    unaryCall({ client, method, request, timeoutMs });
+  return {
+    async detect(req) {
+      // Checked here too, so an oversized text fails as the caller's error without crossing the network
+      // (past ~16 MiB gRPC itself would refuse it, which would read as the service being unavailable).
+      if (Buffer.byteLength(req.text, 'utf8') > DETECTION_MAX_TEXT_BYTES) {
+        throw invalidRequest(`text is larger than ${DETECTION_MAX_TEXT_BYTES} bytes`, 'text_too_large');
+      }
+      const response = await call(detectMethod, toProtoRequest(req), options.timeoutMs);
+      return fromProtoResponse(response);
+    },
+    async listDetectorTypes() {
+      const response = await call(listMethod, {}, options.timeoutMs);
+      return response.detector_types.map((d) => ({
+        value: d.value,
+        label: d.label,
+        category: d.category,
+        implemented: d.implemented,
+      }));
+    },
+    async checkHealth() {
+      try {
+        const timeoutMs = Math.min(options.timeoutMs, HEALTH_TIMEOUT_MS);
+        const response = await call(healthCheckMethod, { service: DETECTION_SERVICE_NAME }, timeoutMs);
+        return response.status === 'SERVING';
+      } catch {
+        return false;
+      }
+    },
+    close() {
+      client.close();
+    },
+  };
+}
+
+interface UnaryCallArgs<Req, Res> {
+  client: grpc.Client;
+  method: grpc.MethodDefinition<Req, Res>;
+  request: Req;
+  timeoutMs: number;
+}
+
+function unaryCall<Req, Res>(args: UnaryCallArgs<Req, Res>): Promise<Res> {
+  const { client, method, request } = args;
+  return new Promise<Res>((resolve, reject) => {
+    client.makeUnaryRequest<Req, Res>(
+      method.path,
+      method.requestSerialize,
+      method.responseDeserialize,
+      request,
+      new grpc.Metadata(),
+      { deadline: Date.now() + args.timeoutMs },
+      (err, value) => {
+        if (err) reject(toAppError(err));
+        else if (value === undefined) reject(unavailable(new Error('empty response')));
+        else resolve(value);
+      },
+    );
+  });
+}
+
+export function toAppError(err: grpc.ServiceError): AppError {
+  if (err.code === grpc.status.INVALID_ARGUMENT) {
+    const code = err.metadata?.get(ERROR_CODE_METADATA_KEY)[0];
+    return new AppError('invalid_request', err.details || 'Invalid detection request', {
+      code: typeof code === 'string' && code !== '' ? code : 'invalid_request',
+    });
+  }
+  return unavailable(err);
+}
+
+function unavailable(cause: unknown): AppError {
+  return new AppError('internal_error', 'Detection service unavailable', {
+    code: 'detection_unavailable',
+    status: 503,
+    cause,
+  });
+}
+
+// ---- friendly → proto ----
+
+function toProtoRequest(req: DetectRequest): ProtoDetectRequest {
+  return {
+    text: req.text,
+    direction: DIRECTION_TO_PROTO[req.direction],
+    config: toProtoConfig(req.policy),
+    fail_mode: FAIL_MODE_TO_PROTO[req.failMode ?? 'closed'],
+    detector_timeout_ms: req.detectorTimeoutMs ?? 0,
+  };
+}
+
+function toProtoConfig(policy: DetectionPolicy): ProtoDetectorConfig {
+  return {
+    cache_key: policy.cacheKey,
+    policy_mode: POLICY_MODE_TO_PROTO[policy.policyMode],
+    input_detectors: policy.inputDetectors.map(toProtoEntry),
+    output_detectors: policy.outputDetectors.map(toProtoEntry),
+    allow_list: toProtoMatchList(policy.allowList),
+    deny_list: toProtoMatchList(policy.denyList),
+    custom_detectors: policy.customDetectors.map((c) => ({
+      name: c.name,
+      pattern: c.pattern,
+      action: ACTION_TO_PROTO[c.action],
+    })),
+  };
+}
+
+function toProtoEntry(e: DetectorEntry): ProtoDetectorEntry {
+  return {
+    detector_type: e.detector_type,
+    threshold: THRESHOLD_TO_PROTO[e.threshold],
+    action: ACTION_TO_PROTO[e.action],
+  };
+}
+
+function toProtoMatchList(list: MatchList): ProtoMatchList {
+  return { entries: list.entries, match_type: MATCH_TYPE_TO_PROTO[list.match_type] };
+}
+
+// ---- proto → friendly (values a newer server might add fall back to the safe reading) ----
+
+function fromProtoResponse(r: ProtoDetectResponse): DetectResult {
+  return {
+    blocked: r.blocked,
+    scanned: r.scanned,
+    allowListed: r.allow_listed,
+    categories: r.categories.map((c) => ({
+      type: c.type,
+      confidence: c.confidence,
+      action: actionFromProto(c.action) ?? 'block',
+    })),
+    findings: r.findings.map(({ type, confidence, start, end, fired }) => ({ type, confidence, start, end, fired })),
+    outcomes: r.outcomes.map((o) => ({
+      type: o.type,
+      status: outcomeStatusFromProto(o.status) ?? 'error',
+      message: o.message,
+      elapsedMs: o.elapsed_ms,
+      failMode: failModeFromProto(o.fail_mode) ?? 'closed',
+    })),
+    blockReason: r.block_reason,
+    elapsedMs: r.elapsed_ms,
+  };
+}

@@ -1,0 +1,230 @@
+import path from 'node:path';
+import type * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type { Action, Direction, MatchType, PolicyMode, Threshold } from './policy';
+
+/**
+ * The detection gRPC contract (`proto/detection/v1/detection.proto`) loaded at runtime, plus hand-written
+ * TypeScript shapes of its messages as @grpc/proto-loader decodes them with LOADER_OPTIONS (enums as
+ * their string names, int64 as numbers, defaults filled in, absent sub-messages as null).
+ *
+ * Path: this file lives in `src/shared/` (jest, ts) and compiles to `dist/shared/` (tsc rootDir src); both
+ * are two levels below the package root, and the proto directory is not copied into dist, so the path is
+ * resolved from `__dirname` back to the root in both cases.
+ */
+export const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
+/** Relative to PROTO_ROOT: the file name reflection clients see. */
+export const DETECTION_PROTO_FILE = 'detection/v1/detection.proto';
+export const DETECTION_PROTO_PATH = path.join(PROTO_ROOT, DETECTION_PROTO_FILE);
+
+export const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+};
+
+export const detectionPackageDefinition: protoLoader.PackageDefinition = protoLoader.loadSync(DETECTION_PROTO_FILE, {
+  ...LOADER_OPTIONS,
+  includeDirs: [PROTO_ROOT],
+});
+
+export const DETECTION_SERVICE_NAME = 'detection.v1.DetectionService';
+
+/** Largest text the detection service accepts, in UTF-8 bytes (the gRPC message limit is ~16 MiB). */
+export const DETECTION_MAX_TEXT_BYTES = 10 * 1024 * 1024;
+
+/** The service definition to pass to `grpc.Server#addService` (proto-loader's shape is grpc-js's). */
+export const detectionServiceDefinition = detectionPackageDefinition[DETECTION_SERVICE_NAME] as grpc.ServiceDefinition;
+
+/** A typed view of one unary method of the detection service (the single place the loader's types are cast). */
+export function detectionMethod<Req, Res>(name: 'Detect' | 'ListDetectorTypes'): grpc.MethodDefinition<Req, Res> {
+  const method = detectionServiceDefinition[name];
+  if (!method) throw new Error(`detection.proto has no method ${name}`);
+  return method as grpc.MethodDefinition<Req, Res>;
+}
+
+// ---- enums (string names, as the loader decodes them) ----
+
+export type ProtoDirection = 'DIRECTION_UNSPECIFIED' | 'DIRECTION_INPUT' | 'DIRECTION_OUTPUT';
+export type ProtoPolicyMode = 'POLICY_MODE_UNSPECIFIED' | 'POLICY_MODE_IO' | 'POLICY_MODE_I' | 'POLICY_MODE_O';
+export type ProtoThreshold =
+  | 'THRESHOLD_UNSPECIFIED'
+  | 'THRESHOLD_L1'
+  | 'THRESHOLD_L2'
+  | 'THRESHOLD_L3'
+  | 'THRESHOLD_L4';
+export type ProtoAction = 'ACTION_UNSPECIFIED' | 'ACTION_BLOCK' | 'ACTION_LOG' | 'ACTION_ALERT';
+export type ProtoMatchType = 'MATCH_TYPE_UNSPECIFIED' | 'MATCH_TYPE_CONTAINS' | 'MATCH_TYPE_EXACT' | 'MATCH_TYPE_REGEX';
+export type ProtoFailMode = 'FAIL_MODE_UNSPECIFIED' | 'FAIL_MODE_CLOSED' | 'FAIL_MODE_OPEN';
+export type ProtoOutcomeStatus =
+  | 'OUTCOME_STATUS_UNSPECIFIED'
+  | 'OUTCOME_STATUS_OK'
+  | 'OUTCOME_STATUS_ERROR'
+  | 'OUTCOME_STATUS_TIMEOUT'
+  | 'OUTCOME_STATUS_UNAVAILABLE';
+
+/** Fail mode in friendly form; the proto's UNSPECIFIED means closed. */
+export type FailMode = 'open' | 'closed';
+/** Detector outcome status in friendly form. */
+export type OutcomeStatus = 'ok' | 'error' | 'timeout' | 'unavailable';
+
+// ---- messages ----
+
+export interface ProtoDetectorEntry {
+  detector_type: string;
+  threshold: ProtoThreshold;
+  action: ProtoAction;
+}
+
+export interface ProtoMatchList {
+  entries: string[];
+  match_type: ProtoMatchType;
+}
+
+export interface ProtoCustomDetector {
+  name: string;
+  pattern: string;
+  action: ProtoAction;
+}
+
+export interface ProtoDetectorConfig {
+  cache_key: string;
+  policy_mode: ProtoPolicyMode;
+  input_detectors: ProtoDetectorEntry[];
+  output_detectors: ProtoDetectorEntry[];
+  allow_list: ProtoMatchList | null;
+  deny_list: ProtoMatchList | null;
+  custom_detectors: ProtoCustomDetector[];
+}
+
+export interface ProtoDetectRequest {
+  text: string;
+  direction: ProtoDirection;
+  config: ProtoDetectorConfig | null;
+  fail_mode: ProtoFailMode;
+  detector_timeout_ms: number;
+}
+
+export interface ProtoCategory {
+  type: string;
+  confidence: number;
+  action: ProtoAction;
+}
+
+export interface ProtoFinding {
+  type: string;
+  confidence: number;
+  start: number;
+  end: number;
+  fired: boolean;
+}
+
+export interface ProtoDetectorOutcome {
+  type: string;
+  status: ProtoOutcomeStatus;
+  message: string;
+  elapsed_ms: number;
+  fail_mode: ProtoFailMode;
+}
+
+export interface ProtoDetectResponse {
+  blocked: boolean;
+  categories: ProtoCategory[];
+  findings: ProtoFinding[];
+  outcomes: ProtoDetectorOutcome[];
+  scanned: boolean;
+  allow_listed: boolean;
+  elapsed_ms: number;
+  block_reason: string;
+}
+
+export type ProtoListDetectorTypesRequest = Record<string, never>;
+
+export interface ProtoDetectorTypeInfo {
+  value: string;
+  label: string;
+  category: string;
+  implemented: boolean;
+}
+
+export interface ProtoListDetectorTypesResponse {
+  detector_types: ProtoDetectorTypeInfo[];
+}
+
+// ---- friendly <-> proto enum tables (shared by the server and the client) ----
+
+export const DIRECTION_TO_PROTO: Readonly<Record<Direction, ProtoDirection>> = {
+  input: 'DIRECTION_INPUT',
+  output: 'DIRECTION_OUTPUT',
+};
+export const POLICY_MODE_TO_PROTO: Readonly<Record<PolicyMode, ProtoPolicyMode>> = {
+  IO: 'POLICY_MODE_IO',
+  I: 'POLICY_MODE_I',
+  O: 'POLICY_MODE_O',
+};
+export const THRESHOLD_TO_PROTO: Readonly<Record<Threshold, ProtoThreshold>> = {
+  L1: 'THRESHOLD_L1',
+  L2: 'THRESHOLD_L2',
+  L3: 'THRESHOLD_L3',
+  L4: 'THRESHOLD_L4',
+};
+export const ACTION_TO_PROTO: Readonly<Record<Action, ProtoAction>> = {
+  block: 'ACTION_BLOCK',
+  log: 'ACTION_LOG',
+  alert: 'ACTION_ALERT',
+};
+export const MATCH_TYPE_TO_PROTO: Readonly<Record<MatchType, ProtoMatchType>> = {
+  contains: 'MATCH_TYPE_CONTAINS',
+  exact: 'MATCH_TYPE_EXACT',
+  regex: 'MATCH_TYPE_REGEX',
+};
+export const FAIL_MODE_TO_PROTO: Readonly<Record<FailMode, ProtoFailMode>> = {
+  open: 'FAIL_MODE_OPEN',
+  closed: 'FAIL_MODE_CLOSED',
+};
+export const OUTCOME_STATUS_TO_PROTO: Readonly<Record<OutcomeStatus, ProtoOutcomeStatus>> = {
+  ok: 'OUTCOME_STATUS_OK',
+  error: 'OUTCOME_STATUS_ERROR',
+  timeout: 'OUTCOME_STATUS_TIMEOUT',
+  unavailable: 'OUTCOME_STATUS_UNAVAILABLE',
+};
+
+/**
+ * Reverse lookups that apply the proto's documented defaults for UNSPECIFIED. They take `unknown` because
+ * a peer built from a newer proto may send an enum number this loader does not know; such values yield
+ * `undefined` and the caller decides (the server rejects them, the client treats them as unknown).
+ */
+export const directionFromProto = (v: unknown): Direction | undefined =>
+  v === 'DIRECTION_INPUT' ? 'input' : v === 'DIRECTION_OUTPUT' ? 'output' : undefined;
+
+export const policyModeFromProto = (v: unknown): PolicyMode | undefined =>
+  v === 'POLICY_MODE_UNSPECIFIED' || v === 'POLICY_MODE_IO'
+    ? 'IO'
+    : v === 'POLICY_MODE_I'
+      ? 'I'
+      : v === 'POLICY_MODE_O'
+        ? 'O'
+        : undefined;
+
+export const thresholdFromProto = (v: unknown): Threshold | undefined =>
+  v === 'THRESHOLD_UNSPECIFIED' ? 'L2' : reverse(THRESHOLD_TO_PROTO, v);
+
+export const actionFromProto = (v: unknown): Action | undefined =>
+  v === 'ACTION_UNSPECIFIED' ? 'block' : reverse(ACTION_TO_PROTO, v);
+
+export const matchTypeFromProto = (v: unknown): MatchType | undefined =>
+  v === 'MATCH_TYPE_UNSPECIFIED' ? 'contains' : reverse(MATCH_TYPE_TO_PROTO, v);
+
+export const failModeFromProto = (v: unknown): FailMode | undefined =>
+  v === 'FAIL_MODE_UNSPECIFIED' ? 'closed' : reverse(FAIL_MODE_TO_PROTO, v);
+
+export const outcomeStatusFromProto = (v: unknown): OutcomeStatus | undefined => reverse(OUTCOME_STATUS_TO_PROTO, v);
+
+function reverse<K extends string>(table: Readonly<Record<K, string>>, value: unknown): K | undefined {
+  for (const key of Object.keys(table) as K[]) {
+    if (table[key] === value) return key;
+  }
+  return undefined;
+}

@@ -1,0 +1,135 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic';
+import { postJson } from '../helpers/services';
+
+/**
+ * The shipped program as an operator runs it: `node dist/main.js …` (built by `npm test` before jest).
+ */
+const ROOT = resolve(__dirname, '..', '..');
+const MAIN = join(ROOT, 'dist', 'main.js');
+
+interface Proc {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(args: string[], env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function waitFor(fn: () => RegExpMatchArray | null, what: string, ms = 20000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const m = fn();
+    if (m) return m;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const ports = { PORT: '0', SENSOR_PORT: '0', DETECTION_ADDRESS: '127.0.0.1:0' };
+
+beforeAll(() => {
+  if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: run `npm run build` (npm test does it)');
+});
+
+describe('start-up configuration errors', () => {
+  it.each([
+    [{ PORT: 'eighty' }, /PORT: PORT must be a number/],
+    [{ PORT: '99999' }, /PORT: PORT must be between 0 and 65535/],
+    [{ BOOTSTRAP_API_KEY: 'not-a-svc-key' }, /BOOTSTRAP_API_KEY must start with svc_sk_/],
+  ])('%j stops start-up with exit 1 and a clear message', async (env, message) => {
+    const p = run(['all'], env as Record<string, string>);
+    expect(await p.exited).toBe(1);
+    expect(p.stderr()).toMatch(/^Invalid configuration:/);
+    expect(p.stderr()).toMatch(message);
+    expect(p.stdout()).not.toMatch(/Ready/);
+  });
+
+  it('rejects an unknown command', async () => {
+    const p = run(['launch'], {});
+    expect(await p.exited).toBe(1);
+    expect(p.stderr()).toMatch(/unknown command "launch"/);
+  });
+});
+
+describe('node dist/main.js all (the npm start command)', () => {
+  let dataDir: string;
+  let upstream: FakeAnthropic;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'gw-process-'));
+    upstream = await startFakeAnthropic();
+  });
+  afterAll(async () => {
+    await upstream.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('bootstraps once, serves, drains in-flight requests on SIGTERM and exits 0', async () => {
+    const env = { ...ports, DATA_DIR: dataDir, ANTHROPIC_BASE_URL: upstream.url };
+    const p = run(['all'], env);
+    const [, key] = await waitFor(() => p.stdout().match(/First project API key \(shown once, store it now\): (svc_sk_\w+)/), 'the bootstrap key');
+    const [, gateway, sensor] = await waitFor(() => p.stdout().match(/Ready: gateway (\S+), sensor (\S+), detection/), 'readiness');
+
+    const found = await postJson(`${gateway}/v1/detect`, { content: 'mail me: a.b@acme-corp.com' }, { authorization: `Bearer ${key}` });
+    expect(found.status).toBe(200);
+    expect(found.json.categories.map((c: { type: string }) => c.type)).toEqual(['pii/email']);
+
+    // A request in flight when SIGTERM arrives still completes.
+    upstream.delayMs = 700;
+    const inFlight = postJson(
+      `${sensor}/v1/messages`,
+      { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-svc-key': key!, 'anthropic-version': '2023-06-01' },
+    );
+    await waitFor(() => (upstream.received.length > 0 ? ['x'] as unknown as RegExpMatchArray : null), 'the upstream to receive the request');
+    p.child.kill('SIGTERM');
+    const answered = await inFlight;
+    expect(answered.status).toBe(200);
+    expect(await p.exited).toBe(0);
+    upstream.delayMs = 0;
+    await expect(fetch(`${gateway}/health`)).rejects.toThrow();
+
+    // Restart on the same DATA_DIR: same data, no second bootstrap, the old key still works.
+    const again = run(['all'], env);
+    const [, gateway2] = await waitFor(() => again.stdout().match(/Ready: gateway (\S+),/), 'readiness after restart');
+    expect(again.stdout()).not.toMatch(/API key/);
+    const still = await postJson(`${gateway2}/v1/detect`, { content: 'hello' }, { authorization: `Bearer ${key}` });
+    expect(still.status).toBe(200);
+    again.child.kill('SIGINT');
+    expect(await again.exited).toBe(0);
+  }, 60000);
+
+  it('create-org provisions another organization whose key works', async () => {
+    const created = run(['create-org', '--name', 'Acme', '--project', 'Acme app'], { DATA_DIR: dataDir });
+    expect(await created.exited).toBe(0);
+    const [, key] = created.stdout().match(/API key \(shown once, store it now\): (svc_sk_\w+)/) ?? [];
+    expect(key).toMatch(/^svc_sk_[A-Za-z0-9]{40}$/);
+
+    const p = run(['gateway'], { ...ports, DATA_DIR: dataDir, DETECTION_ADDRESS: '127.0.0.1:1' });
+    const [, gateway] = await waitFor(() => p.stdout().match(/Ready: gateway (\S+)/), 'gateway readiness');
+    // The detection service is not running here: the key authenticates, then detection is reported unavailable.
+    const res = await postJson(`${gateway}/v1/detect`, { content: 'hello' }, { authorization: `Bearer ${key}` });
+    expect(res.status).toBe(503);
+    expect(res.json.error).toMatchObject({ type: 'internal_error', code: 'detection_unavailable' });
+    const health = await fetch(`${gateway}/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({ status: 'unhealthy', checks: { database: { status: 'up' }, detection: { status: 'down' } } });
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  }, 60000);
+});
