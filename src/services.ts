@@ -2,12 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import Redis from 'ioredis';
 import { startDetectionServer } from './detection/server';
 import { buildGatewayApp } from './gateway/app';
+import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
+import { PolicyService } from './management/policies/policy.service';
 import { ProjectAuthService } from './management/projects/project-auth.service';
+import { ProjectService } from './management/projects/project.service';
 import { buildSensorApp } from './sensor/app';
 import type { Config } from './shared/config';
 import { createDetectionClient, type DetectionClient } from './shared/detection-client';
 import type { HealthProbe } from './shared/http/health';
 import type { Logger } from './shared/logger';
+import { listenForChanges } from './storage/change-listener';
 import { openStorage, type Storage } from './storage/data-source';
 import { prepareStorage, type BootstrapOutcome } from './storage/startup';
 
@@ -65,10 +69,35 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     closers.push({ name: 'detection-client', close: async () => detectionClient.close() });
     const auth = new ProjectAuthService(storage, { ttlMs: config.AUTH_CACHE_TTL_MS });
     closers.push({ name: 'auth', close: () => auth.close() });
+    const bus = new ChangeBus();
+    bus.subscribe((event) => auth.invalidateOrganization(event.organizationId));
+    if (config.DATABASE_URL) {
+      // Other instances' changes arrive by LISTEN/NOTIFY (PGlite is single-process: local delivery suffices).
+      const listener = listenForChanges({
+        databaseUrl: config.DATABASE_URL,
+        channel: CHANGE_CHANNEL,
+        onPayload: (payload) => bus.emitRemote(payload),
+        onReconnect: () => auth.invalidateAll(),
+        logger,
+      });
+      closers.push({ name: 'change-listener', close: () => listener.close() });
+      const waited = await Promise.race([listener.ready.then(() => true), sleep(10_000).then(() => false)]);
+      if (!waited) logger.warn('change listener not connected yet: other instances\' changes arrive once it is (cache TTL bounds staleness)');
+    }
+    const policies = new PolicyService(storage, bus);
+    const projects = new ProjectService(storage, bus);
     const probes = await buildProbes({ config, storage, detection: detectionClient, closers, logger });
 
     if (wanted.has('gateway')) {
-      const app = buildGatewayApp({ logger, bodyLimitBytes: config.BODY_LIMIT_BYTES, auth, detection: detectionClient, probes });
+      const app = buildGatewayApp({
+        logger,
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        auth,
+        detection: detectionClient,
+        policies,
+        projects,
+        probes,
+      });
       running.gatewayUrl = await listen(app, config.HOST, config.PORT);
       closers.push({ name: 'gateway', close: () => app.close() });
       logger.info({ url: running.gatewayUrl }, 'gateway listening');
@@ -127,6 +156,8 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return `http://${shownHost}:${actualPort}`;
 }
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 function replacePort(address: string, port: number): string {
   return `${address.slice(0, address.lastIndexOf(':'))}:${port}`;

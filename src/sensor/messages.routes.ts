@@ -13,12 +13,6 @@ const HOP_BY_HOP = new Set([
 ]);
 const STRIPPED_REQUEST = new Set([...HOP_BY_HOP, 'x-svc-key', 'x-request-id']);
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    rawBody?: Buffer;
-  }
-}
-
 export interface MessagesRouteDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
@@ -48,17 +42,6 @@ async function authenticateSensor(deps: MessagesRouteDeps, request: FastifyReque
  * permission_error and forward nothing.
  */
 export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): void {
-  // Keep the exact bytes the client sent so the upstream receives them unchanged.
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const raw = body as Buffer;
-    request.rawBody = raw;
-    try {
-      done(null, raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8')));
-    } catch {
-      done(new AppError('invalid_request', 'Request body is not valid JSON', { code: 'invalid_json' }), undefined);
-    }
-  });
-
   app.post('/v1/messages', async (request, reply) => {
     const ctx = await authenticateSensor(deps, request);
     const summary = readMessagesRequest(request.body);

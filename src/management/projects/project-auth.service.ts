@@ -76,6 +76,8 @@ export class ProjectAuthService {
   private readonly maxEntries: number;
   private readonly now: () => number;
   private flushTimer: NodeJS.Timeout | undefined;
+  /** Bumped by every invalidation: a lookup that started before it must not cache what it read. */
+  private generation = 0;
 
   constructor(private readonly storage: Storage, options: ProjectAuthOptions = {}) {
     this.ttlMs = options.ttlMs ?? 5_000;
@@ -97,9 +99,20 @@ export class ProjectAuthService {
     return ctx;
   }
 
-  /** Drops every cached resolution (called after any management change to projects or policies). */
+  /** Drops every cached resolution (e.g. after the change listener reconnects). */
   invalidateAll(): void {
+    this.generation += 1;
     this.cache.clear();
+    this.inflight.clear();
+  }
+
+  /** Drops the cached resolutions of one organization (after any change to its projects or policies). */
+  invalidateOrganization(organizationId: string): void {
+    this.generation += 1;
+    for (const [hash, entry] of this.cache) {
+      if (entry.ctx?.organizationId === organizationId) this.cache.delete(hash);
+    }
+    this.inflight.clear();
   }
 
   async flushUsage(): Promise<void> {
@@ -120,17 +133,20 @@ export class ProjectAuthService {
     if (hit && hit.expiresAt > this.now()) return hit.ctx;
     const pending = this.inflight.get(hash);
     if (pending) return pending;
-    const query = this.load(hash).finally(() => this.inflight.delete(hash));
+    const query = this.load(hash).finally(() => {
+      if (this.inflight.get(hash) === query) this.inflight.delete(hash);
+    });
     this.inflight.set(hash, query);
     return query;
   }
 
   private async load(hash: string): Promise<AuthContext | null> {
+    const generation = this.generation;
     const [row] = await this.storage.query<Row>(LOOKUP_SQL, [hash]);
     // Defence in depth: the index lookup found the row; confirm the hash in constant time.
     const valid = row !== undefined && row.is_active && row.policy_id !== null && hashesEqual(hash, row.key_hash);
     const ctx = valid ? toContext(row) : null;
-    if (ctx) this.remember(hash, ctx);
+    if (ctx && generation === this.generation) this.remember(hash, ctx);
     return ctx;
   }
 

@@ -10,6 +10,13 @@ export interface HttpAppOptions {
   envelope: EnvelopeStyle;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The exact bytes of a JSON body (forwarded unchanged by the sensor). */
+    rawBody?: Buffer;
+  }
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -33,8 +40,17 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
   });
-  // Bodies are JSON only: text/plain would otherwise be accepted as a string.
-  app.removeContentTypeParser('text/plain');
+  // Bodies are JSON only: text/plain would otherwise be accepted as a string. An empty JSON body is no
+  // body (DELETE and action calls are often sent with the header and nothing else); otherwise fastify's
+  // own parser, which rejects __proto__ / constructor.prototype keys. The raw bytes are kept.
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const raw = body as Buffer;
+    request.rawBody = raw;
+    if (raw.length === 0) return done(null, undefined);
+    parseJson(request, raw.toString('utf8'), done);
+  });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', String(request.id));
   });

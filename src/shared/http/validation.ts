@@ -23,3 +23,12 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   }
   return parsed.data;
 }
+
+/** Parses query parameters; failure → 400 invalid_request naming the parameter. */
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
+  const parsed = schema.safeParse(query ?? {});
+  if (!parsed.success) {
+    throw new AppError('invalid_request', `query ${describeIssues(parsed.error.issues)}`, { code: 'invalid_request' });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodType, z } from 'zod';
+import { createPolicySchema, listPoliciesQuerySchema, updatePolicySchema } from '../../management/policies/policy.schemas';
+import type { PolicyService } from '../../management/policies/policy.service';
+import type { ProjectAuthService } from '../../management/projects/project-auth.service';
+import { createProjectSchema, listProjectsQuerySchema, updateProjectSchema } from '../../management/projects/project.schemas';
+import type { ProjectService } from '../../management/projects/project.service';
+import { authOf, requireBearerKey } from '../../management/projects/request-auth';
+import { parseBody, parseQuery } from '../../shared/http/validation';
+
+export interface ManagementRouteDeps {
+  auth: ProjectAuthService;
+  policies: PolicyService;
+  projects: ProjectService;
+}
+
+/** The spec's management routes, served under /v1 and /api/v1, with and without the trailing slash. */
+export const MANAGEMENT_PREFIXES = ['/v1', '/api/v1'] as const;
+
+type IdParams = { Params: { id: string } };
+
+const body = <S extends ZodType>(schema: S, request: FastifyRequest): z.infer<S> => parseBody(schema, request.body);
+const org = (request: FastifyRequest) => authOf(request).organizationId;
+const caller = (request: FastifyRequest) => ({ organizationId: authOf(request).organizationId, projectId: authOf(request).projectId });
+
+function policyRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {
+  const s = deps.policies;
+  app.get('/policies/detector_types', async () => s.detectorTypes());
+  app.get('/policies/threshold_levels', async () => s.thresholdLevels());
+  app.get('/policies', async (r) => s.list(org(r), parseQuery(listPoliciesQuerySchema, r.query)));
+  app.post('/policies', async (r, reply) => reply.status(201).send(await s.create(org(r), body(createPolicySchema, r))));
+  app.get<IdParams>('/policies/:id', async (r) => s.get(org(r), r.params.id));
+  app.patch<IdParams>('/policies/:id', async (r) => s.update(org(r), r.params.id, body(updatePolicySchema, r)));
+  app.delete<IdParams>('/policies/:id', async (r, reply) => {
+    await s.delete(org(r), r.params.id);
+    return reply.status(204).send();
+  });
+  app.post<IdParams>('/policies/:id/set_default', async (r) => s.setDefault(org(r), r.params.id));
+  app.post<IdParams>('/policies/:id/duplicate', async (r, reply) => reply.status(201).send(await s.duplicate(org(r), r.params.id)));
+}
+
+function projectRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {
+  const s = deps.projects;
+  app.get('/projects', async (r) => s.list(org(r), parseQuery(listProjectsQuerySchema, r.query)));
+  app.post('/projects', async (r, reply) => reply.status(201).send(await s.create(org(r), body(createProjectSchema, r))));
+  app.get<IdParams>('/projects/:id', async (r) => s.get(org(r), r.params.id));
+  app.patch<IdParams>('/projects/:id', async (r) => s.update(caller(r), r.params.id, body(updateProjectSchema, r)));
+  app.delete<IdParams>('/projects/:id', async (r, reply) => {
+    await s.delete(caller(r), r.params.id);
+    return reply.status(204).send();
+  });
+  app.post<IdParams>('/projects/:id/rotate_key', async (r) => s.rotateKey(org(r), r.params.id));
+}
+
+export function registerManagementRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {
+  for (const prefix of MANAGEMENT_PREFIXES) {
+    void app.register(
+      async (scoped) => {
+        scoped.addHook('preHandler', requireBearerKey(deps.auth));
+        policyRoutes(scoped, deps);
+        projectRoutes(scoped, deps);
+      },
+      { prefix },
+    );
+  }
+}

@@ -1,0 +1,112 @@
+import RE2 from 're2';
+import { z } from 'zod';
+import {
+  actionSchema,
+  customDetectorSchema,
+  detectorEntrySchema,
+  matchListSchema,
+  policyModeSchema,
+  rateLimitsSchema,
+} from '../../shared/policy';
+
+/**
+ * Request schemas of the policy operations: one per operation, shared by REST and GraphQL. Sizes are
+ * bounded so no request can make the store or the detector explode.
+ */
+
+export const MAX_DETECTORS_PER_DIRECTION = 64;
+export const MAX_CUSTOM_DETECTORS = 50;
+
+function re2Compiles(pattern: string): string | null {
+  try {
+    new RE2(pattern, 'u');
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+const detectorList = z
+  .array(detectorEntrySchema)
+  .max(MAX_DETECTORS_PER_DIRECTION)
+  .superRefine((entries, ctx) => {
+    const seen = new Map<string, number>();
+    entries.forEach((e, i) => {
+      const first = seen.get(e.detector_type);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'detector_type'],
+          message: `"${e.detector_type}" is already listed at index ${first}; each detector type may appear once per direction`,
+        });
+      } else seen.set(e.detector_type, i);
+    });
+  });
+
+/** A match list whose regex entries (match_type regex) must compile with RE2. */
+const matchList = matchListSchema.superRefine((list, ctx) => {
+  if (list.match_type !== 'regex') return;
+  list.entries.forEach((entry, i) => {
+    const problem = re2Compiles(entry);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['entries', i], message: `not a valid RE2 pattern: ${problem}` });
+  });
+});
+
+const customDetectors = z
+  .array(customDetectorSchema)
+  .max(MAX_CUSTOM_DETECTORS)
+  .superRefine((list, ctx) => {
+    const names = new Set<string>();
+    list.forEach((d, i) => {
+      if (names.has(d.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${d.name}" is used twice` });
+      names.add(d.name);
+      const problem = re2Compiles(d.pattern);
+      if (problem) ctx.addIssue({ code: 'custom', path: [i, 'pattern'], message: `not a valid RE2 pattern: ${problem}` });
+    });
+  });
+
+const name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+
+/** rate_limits in a request: any subset; missing fields take the spec's defaults (create) or keep their value (update). */
+export const rateLimitsPatchSchema = rateLimitsSchema.partial();
+
+export const createPolicySchema = z.strictObject({
+  name,
+  policy_mode: policyModeSchema.default('IO'),
+  input_detectors: detectorList.default([]),
+  output_detectors: detectorList.default([]),
+  allow_list: matchList.default({ entries: [], match_type: 'contains' }),
+  deny_list: matchList.default({ entries: [], match_type: 'contains' }),
+  custom_detectors: customDetectors.default([]),
+  rate_limits: rateLimitsPatchSchema.default({}),
+});
+export type CreatePolicyInput = z.infer<typeof createPolicySchema>;
+
+export const updatePolicySchema = z.strictObject({
+  name: name.optional(),
+  policy_mode: policyModeSchema.optional(),
+  input_detectors: detectorList.optional(),
+  output_detectors: detectorList.optional(),
+  allow_list: matchList.optional(),
+  deny_list: matchList.optional(),
+  custom_detectors: customDetectors.optional(),
+  rate_limits: rateLimitsPatchSchema.optional(),
+});
+export type UpdatePolicyInput = z.infer<typeof updatePolicySchema>;
+
+const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const pagingSchema = {
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+};
+
+export const listPoliciesQuerySchema = z.strictObject({
+  ...pagingSchema,
+  name: z.string().max(200).optional(),
+  is_default: boolParam.optional(),
+  policy_mode: policyModeSchema.optional(),
+});
+export type ListPoliciesQuery = z.infer<typeof listPoliciesQuerySchema>;
+
+export { actionSchema };

@@ -1,0 +1,166 @@
+import type { EntityManager } from 'typeorm';
+import { DETECTOR_CATALOG, THRESHOLD_LEVELS } from '../../shared/detector-catalog';
+import { AppError, invalidRequest, notFound } from '../../shared/errors';
+import { DEFAULT_RATE_LIMITS, rateLimitsSchema, type RateLimits } from '../../shared/policy';
+import type { Storage } from '../../storage/data-source';
+import { PolicyEntity } from '../../storage/entities';
+import type { ChangeBus, ChangeEvent } from '../change-bus';
+import { policyView, type Page, type PolicyView } from '../views';
+import type { CreatePolicyInput, ListPoliciesQuery, UpdatePolicyInput } from './policy.schemas';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An id that is not a UUID cannot exist: answer exactly as for a missing one. */
+export function assertId(id: string, what: string): void {
+  if (!UUID.test(id)) throw notFound(`${what} not found`);
+}
+
+/**
+ * Policies of one organization. Every method is scoped by organizationId: another organization's id
+ * answers 404 exactly like a missing one. Writes publish a change so every instance drops cached
+ * key → policy resolutions.
+ */
+export class PolicyService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly bus: ChangeBus,
+  ) {}
+
+  detectorTypes(): { detector_types: Array<{ value: string; label: string; category: string }> } {
+    return { detector_types: DETECTOR_CATALOG.map(({ value, label, category }) => ({ value, label, category })) };
+  }
+
+  thresholdLevels(): { threshold_levels: Array<{ value: string; label: string }> } {
+    return { threshold_levels: THRESHOLD_LEVELS.map(({ value, label }) => ({ value, label })) };
+  }
+
+  async list(organizationId: string, q: ListPoliciesQuery): Promise<Page<PolicyView>> {
+    const qb = this.storage.dataSource
+      .getRepository(PolicyEntity)
+      .createQueryBuilder('p')
+      .where('p.organization_id = :org', { org: organizationId });
+    if (q.name) qb.andWhere('p.name ILIKE :name', { name: `%${q.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (q.is_default !== undefined) qb.andWhere('p.is_default = :d', { d: q.is_default });
+    if (q.policy_mode) qb.andWhere('p.policy_mode = :m', { m: q.policy_mode });
+    const [rows, count] = await qb.orderBy('p.created_at', 'ASC').addOrderBy('p.id', 'ASC').skip(q.offset).take(q.limit).getManyAndCount();
+    return { count, results: rows.map(policyView) };
+  }
+
+  async get(organizationId: string, id: string): Promise<PolicyView> {
+    return policyView(await this.find(this.storage.dataSource.manager, organizationId, id));
+  }
+
+  async create(organizationId: string, input: CreatePolicyInput): Promise<PolicyView> {
+    return this.write(organizationId, async (m) => {
+      const entity = m.create(PolicyEntity, {
+        organizationId,
+        name: input.name,
+        policyMode: input.policy_mode,
+        isDefault: false,
+        inputDetectors: input.input_detectors,
+        outputDetectors: input.output_detectors,
+        allowList: input.allow_list,
+        denyList: input.deny_list,
+        customDetectors: input.custom_detectors,
+        rateLimits: mergeRateLimits(DEFAULT_RATE_LIMITS, input.rate_limits),
+      });
+      return m.save(entity);
+    });
+  }
+
+  async update(organizationId: string, id: string, input: UpdatePolicyInput): Promise<PolicyView> {
+    return this.write(organizationId, async (m) => {
+      const p = await this.find(m, organizationId, id, true);
+      if (input.name !== undefined) p.name = input.name;
+      if (input.policy_mode !== undefined) p.policyMode = input.policy_mode;
+      if (input.input_detectors !== undefined) p.inputDetectors = input.input_detectors;
+      if (input.output_detectors !== undefined) p.outputDetectors = input.output_detectors;
+      if (input.allow_list !== undefined) p.allowList = input.allow_list;
+      if (input.deny_list !== undefined) p.denyList = input.deny_list;
+      if (input.custom_detectors !== undefined) p.customDetectors = input.custom_detectors;
+      if (input.rate_limits !== undefined) p.rateLimits = mergeRateLimits(p.rateLimits, input.rate_limits);
+      p.updatedAt = new Date(); // changes the policy version even when only JSON columns changed
+      return m.save(p);
+    });
+  }
+
+  async delete(organizationId: string, id: string): Promise<void> {
+    await this.write(organizationId, async (m) => {
+      const p = await this.find(m, organizationId, id, true);
+      if (p.isDefault) {
+        throw new AppError(
+          'invalid_request',
+          'The organization default policy cannot be deleted: make another policy the default first (POST /v1/policies/{id}/set_default/)',
+          { code: 'default_policy_undeletable' },
+        );
+      }
+      // Projects assigned to it are unassigned by the foreign key (ON DELETE SET NULL) and fall back to the default.
+      await m.delete(PolicyEntity, { id: p.id, organizationId });
+      return p;
+    });
+  }
+
+  /** Moves the default atomically: the organization row is locked, so concurrent calls serialise. */
+  async setDefault(organizationId: string, id: string): Promise<PolicyView> {
+    return this.write(organizationId, async (m) => {
+      await m.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
+      const p = await this.find(m, organizationId, id);
+      if (p.isDefault) return p;
+      await m.query('UPDATE policies SET is_default = false, updated_at = now() WHERE organization_id = $1 AND is_default', [organizationId]);
+      await m.query('UPDATE policies SET is_default = true, updated_at = now() WHERE id = $1 AND organization_id = $2', [id, organizationId]);
+      return this.find(m, organizationId, id);
+    });
+  }
+
+  async duplicate(organizationId: string, id: string): Promise<PolicyView> {
+    return this.write(organizationId, async (m) => {
+      const p = await this.find(m, organizationId, id);
+      const copy = m.create(PolicyEntity, {
+        organizationId,
+        name: copyName(p.name),
+        policyMode: p.policyMode,
+        isDefault: false,
+        inputDetectors: p.inputDetectors,
+        outputDetectors: p.outputDetectors,
+        allowList: p.allowList,
+        denyList: p.denyList,
+        customDetectors: p.customDetectors,
+        rateLimits: p.rateLimits,
+      });
+      return m.save(copy);
+    }, false);
+  }
+
+  private async find(m: EntityManager, organizationId: string, id: string, lock = false): Promise<PolicyEntity> {
+    assertId(id, 'Policy');
+    const p = await m.findOne(PolicyEntity, {
+      where: { id, organizationId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!p) throw notFound('Policy not found');
+    return p;
+  }
+
+  /** Runs a write in a transaction, publishes the change, and returns the policy view. */
+  private async write(organizationId: string, fn: (m: EntityManager) => Promise<PolicyEntity>, changesTraffic = true): Promise<PolicyView> {
+    const event: ChangeEvent = { organizationId, kind: 'policy' };
+    const saved = await this.storage.dataSource.transaction(async (m) => {
+      const out = await fn(m);
+      if (changesTraffic) await this.bus.publishInTransaction(m, event);
+      return out;
+    });
+    if (changesTraffic) this.bus.emitLocal(event);
+    return policyView(saved);
+  }
+}
+
+function mergeRateLimits(current: Partial<RateLimits>, patch: Partial<RateLimits>): RateLimits {
+  const merged = rateLimitsSchema.safeParse({ ...DEFAULT_RATE_LIMITS, ...current, ...patch });
+  if (!merged.success) throw invalidRequest(`rate_limits: ${merged.error.issues[0]?.message ?? 'invalid'}`);
+  return merged.data;
+}
+
+function copyName(name: string): string {
+  const suffix = ' (copy)';
+  return (name.length + suffix.length > 200 ? name.slice(0, 200 - suffix.length) : name) + suffix;
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { pagingSchema } from '../policies/policy.schemas';
+
+/** Environments: the spec's production and development, plus staging (most teams run one). */
+export const environmentSchema = z.enum(['production', 'staging', 'development']);
+
+const name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const uuid = z.uuid('must be a UUID');
+
+export const createProjectSchema = z.strictObject({
+  name,
+  environment: environmentSchema.default('production'),
+  /** Omitted or null: the project uses the organization default policy. */
+  policy_id: uuid.nullable().optional(),
+});
+export type CreateProjectInput = z.infer<typeof createProjectSchema>;
+
+export const updateProjectSchema = z.strictObject({
+  name: name.optional(),
+  environment: environmentSchema.optional(),
+  /** null: back to the organization default. */
+  policy_id: uuid.nullable().optional(),
+  is_active: z.boolean().optional(),
+});
+export type UpdateProjectInput = z.infer<typeof updateProjectSchema>;
+
+const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const listProjectsQuerySchema = z.strictObject({
+  ...pagingSchema,
+  name: z.string().max(200).optional(),
+  environment: environmentSchema.optional(),
+  is_active: boolParam.optional(),
+  policy_id: uuid.optional(),
+});
+export type ListProjectsQuery = z.infer<typeof listProjectsQuerySchema>;

@@ -1,0 +1,160 @@
+import type { EntityManager } from 'typeorm';
+import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../../shared/api-key';
+import { AppError, invalidRequest, notFound } from '../../shared/errors';
+import type { Storage } from '../../storage/data-source';
+import { ProjectEntity } from '../../storage/entities';
+import type { ChangeBus, ChangeEvent } from '../change-bus';
+import { assertId } from '../policies/policy.service';
+import { projectView, type CreatedProjectView, type Page, type ProjectRow, type ProjectView } from '../views';
+import type { CreateProjectInput, ListProjectsQuery, UpdateProjectInput } from './project.schemas';
+
+/** Projects with their effective policy (assigned, else the organization default). */
+const SELECT_PROJECTS = `
+  SELECT p.id, p.name, p.key_prefix, p.environment, p.policy_id AS assigned_policy_id, p.is_active,
+         p.created_at, p.last_used_at, pol.id AS effective_policy_id, pol.name AS effective_policy_name
+    FROM projects p
+    JOIN policies pol
+      ON pol.organization_id = p.organization_id
+     AND ((p.policy_id IS NOT NULL AND pol.id = p.policy_id) OR (p.policy_id IS NULL AND pol.is_default))`;
+
+/** Who is calling: a key may not lock itself out (delete or deactivate its own project). */
+export interface Caller {
+  organizationId: string;
+  projectId: string;
+}
+
+export class ProjectService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly bus: ChangeBus,
+  ) {}
+
+  async list(organizationId: string, q: ListProjectsQuery): Promise<Page<ProjectView>> {
+    const where = ['p.organization_id = $1'];
+    const params: unknown[] = [organizationId];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (q.name) add(`p.name ILIKE ? ESCAPE '\\'`, `%${q.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (q.environment) add('p.environment = ?', q.environment);
+    if (q.is_active !== undefined) add('p.is_active = ?', q.is_active);
+    if (q.policy_id) add('pol.id = ?', q.policy_id);
+    const filter = where.join(' AND ');
+    const [total] = await this.storage.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${SELECT_PROJECTS} WHERE ${filter}) t`, params);
+    const rows = await this.storage.query<ProjectRow>(
+      `${SELECT_PROJECTS} WHERE ${filter} ORDER BY p.created_at ASC, p.id ASC LIMIT ${q.limit} OFFSET ${q.offset}`,
+      params,
+    );
+    return { count: total?.n ?? 0, results: rows.map(projectView) };
+  }
+
+  async get(organizationId: string, id: string): Promise<ProjectView> {
+    return projectView(await this.row(this.storage.dataSource.manager, organizationId, id));
+  }
+
+  /** Many projects by id in one query (GraphQL's DataLoader). */
+  async getMany(organizationId: string, ids: readonly string[]): Promise<Map<string, ProjectView>> {
+    const rows = await this.storage.query<ProjectRow>(`${SELECT_PROJECTS} WHERE p.organization_id = $1 AND p.id = ANY($2::uuid[])`, [
+      organizationId,
+      ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)),
+    ]);
+    return new Map(rows.map((r) => [r.id, projectView(r)]));
+  }
+
+  async create(organizationId: string, input: CreateProjectInput): Promise<CreatedProjectView> {
+    const rawKey = generateApiKey();
+    const view = await this.write(organizationId, async (m) => {
+      if (input.policy_id) await assertPolicyInOrganization(m, organizationId, input.policy_id);
+      const saved = await m.save(
+        m.create(ProjectEntity, {
+          organizationId,
+          name: input.name,
+          environment: input.environment,
+          policyId: input.policy_id ?? null,
+          keyHash: hashApiKey(rawKey),
+          keyPrefix: apiKeyDisplayPrefix(rawKey),
+          isActive: true,
+          lastUsedAt: null,
+        }),
+      );
+      return saved.id;
+    });
+    return { ...view, raw_key: rawKey };
+  }
+
+  async update(caller: Caller, id: string, input: UpdateProjectInput): Promise<ProjectView> {
+    return this.write(caller.organizationId, async (m) => {
+      const p = await this.entity(m, caller.organizationId, id);
+      if (input.is_active === false && p.id === caller.projectId) {
+        throw new AppError('permission_denied', 'A key cannot deactivate its own project: use another project\'s key', {
+          code: 'cannot_modify_own_project',
+        });
+      }
+      if (input.policy_id) await assertPolicyInOrganization(m, caller.organizationId, input.policy_id);
+      if (input.name !== undefined) p.name = input.name;
+      if (input.environment !== undefined) p.environment = input.environment;
+      if (input.policy_id !== undefined) p.policyId = input.policy_id;
+      if (input.is_active !== undefined) p.isActive = input.is_active;
+      await m.save(p);
+      return p.id;
+    });
+  }
+
+  async delete(caller: Caller, id: string): Promise<void> {
+    await this.write(caller.organizationId, async (m) => {
+      const p = await this.entity(m, caller.organizationId, id);
+      if (p.id === caller.projectId) {
+        throw new AppError('permission_denied', 'A key cannot delete its own project: use another project\'s key', {
+          code: 'cannot_modify_own_project',
+        });
+      }
+      await m.delete(ProjectEntity, { id: p.id, organizationId: caller.organizationId });
+      return null;
+    });
+  }
+
+  /** Issues a new key; the old one fails authentication on the very next request. */
+  async rotateKey(organizationId: string, id: string): Promise<CreatedProjectView> {
+    const rawKey = generateApiKey();
+    const view = await this.write(organizationId, async (m) => {
+      const p = await this.entity(m, organizationId, id);
+      p.keyHash = hashApiKey(rawKey);
+      p.keyPrefix = apiKeyDisplayPrefix(rawKey);
+      await m.save(p);
+      return p.id;
+    });
+    return { ...view, raw_key: rawKey };
+  }
+
+  private async entity(m: EntityManager, organizationId: string, id: string): Promise<ProjectEntity> {
+    assertId(id, 'Project');
+    const p = await m.findOne(ProjectEntity, { where: { id, organizationId }, lock: { mode: 'pessimistic_write' } });
+    if (!p) throw notFound('Project not found');
+    return p;
+  }
+
+  private async row(m: EntityManager, organizationId: string, id: string): Promise<ProjectRow> {
+    assertId(id, 'Project');
+    const [row] = (await m.query(`${SELECT_PROJECTS} WHERE p.organization_id = $1 AND p.id = $2`, [organizationId, id])) as ProjectRow[];
+    if (!row) throw notFound('Project not found');
+    return row;
+  }
+
+  /** Transaction + change notification; returns the fresh view (null for deletes). */
+  private async write(organizationId: string, fn: (m: EntityManager) => Promise<string | null>): Promise<ProjectView> {
+    const event: ChangeEvent = { organizationId, kind: 'project' };
+    const view = await this.storage.dataSource.transaction(async (m) => {
+      const id = await fn(m);
+      await this.bus.publishInTransaction(m, event);
+      return id === null ? null : projectView(await this.row(m, organizationId, id));
+    });
+    this.bus.emitLocal(event);
+    return view as ProjectView;
+  }
+}
+
+async function assertPolicyInOrganization(m: EntityManager, organizationId: string, policyId: string): Promise<void> {
+  const [row] = (await m.query('SELECT 1 FROM policies WHERE id = $1 AND organization_id = $2', [policyId, organizationId])) as unknown[];
+  if (!row) throw invalidRequest('policy_id: no policy with this id in your organization', 'invalid_policy_id');
+}

@@ -1,0 +1,91 @@
+import type { PolicyEntity } from '../storage/entities';
+import type { CustomDetector, DetectorEntry, MatchList, PolicyMode, RateLimits } from '../shared/policy';
+import { DEFAULT_RATE_LIMITS } from '../shared/policy';
+
+/** A policy as the API shows it (REST and GraphQL alike). */
+export interface PolicyView {
+  id: string;
+  name: string;
+  policy_mode: PolicyMode;
+  is_default: boolean;
+  input_detectors: DetectorEntry[];
+  output_detectors: DetectorEntry[];
+  allow_list: MatchList;
+  deny_list: MatchList;
+  custom_detectors: CustomDetector[];
+  rate_limits: RateLimits;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A project as the API shows it. policy_id / policy_name are the EFFECTIVE policy. */
+export interface ProjectView {
+  id: string;
+  name: string;
+  key_prefix: string;
+  environment: string;
+  policy_id: string;
+  policy_name: string;
+  /** True when no policy is assigned and the organization default applies. */
+  uses_default_policy: boolean;
+  is_active: boolean;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface CreatedProjectView extends ProjectView {
+  /** The full API key: in this response only, never again. */
+  raw_key: string;
+}
+
+export interface Page<T> {
+  count: number;
+  results: T[];
+}
+
+const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
+
+export function policyView(p: PolicyEntity): PolicyView {
+  return {
+    id: p.id,
+    name: p.name,
+    policy_mode: p.policyMode,
+    is_default: p.isDefault,
+    input_detectors: p.inputDetectors,
+    output_detectors: p.outputDetectors,
+    allow_list: p.allowList,
+    deny_list: p.denyList,
+    custom_detectors: p.customDetectors,
+    rate_limits: { ...DEFAULT_RATE_LIMITS, ...p.rateLimits },
+    created_at: iso(p.createdAt),
+    updated_at: iso(p.updatedAt),
+  };
+}
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  key_prefix: string;
+  environment: string;
+  assigned_policy_id: string | null;
+  effective_policy_id: string;
+  effective_policy_name: string;
+  is_active: boolean;
+  created_at: Date | string;
+  last_used_at: Date | string | null;
+}
+
+export function projectView(r: ProjectRow): ProjectView {
+  return {
+    id: r.id,
+    name: r.name,
+    key_prefix: r.key_prefix,
+    environment: r.environment,
+    policy_id: r.effective_policy_id,
+    policy_name: r.effective_policy_name,
+    uses_default_policy: r.assigned_policy_id === null,
+    is_active: r.is_active,
+    created_at: iso(r.created_at),
+    last_used_at: r.last_used_at === null ? null : iso(r.last_used_at),
+  };
+}
