@@ -110,6 +110,11 @@ describe('node dist/main.js all (the npm start command)', () => {
     expect(again.stdout()).not.toMatch(/API key/);
     const still = await postJson(`${gateway2}/v1/detect`, { content: 'hello' }, { authorization: `Bearer ${key}` });
     expect(still.status).toBe(200);
+    // last_used_at is coalesced in memory and was flushed by the graceful shutdown.
+    const projects = (await (await fetch(`${gateway2}/v1/projects/`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      results: Array<{ last_used_at: string | null }>;
+    };
+    expect(projects.results[0]!.last_used_at).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/));
     again.child.kill('SIGINT');
     expect(await again.exited).toBe(0);
   }, 60000);

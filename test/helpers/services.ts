@@ -24,7 +24,29 @@ export interface TestServices {
   /** The first project's key (BOOTSTRAP_API_KEY). */
   apiKey: string;
   logs: LogCapture;
+  /** The database this instance uses (PostgreSQL targets), for starting further instances on it. */
+  databaseUrl?: string;
   dispose(): Promise<void>;
+}
+
+/** Starts another instance of the given services on an existing database (no new database, no cleanup of it). */
+export async function startAnotherInstance(
+  first: TestServices,
+  options: { services: readonly ServiceName[]; env?: Record<string, string> },
+): Promise<{ running: RunningServices; gatewayUrl: string; logs: LogCapture }> {
+  if (!first.databaseUrl) throw new Error('another instance needs a PostgreSQL target');
+  const config = loadConfig({
+    PORT: '0',
+    SENSOR_PORT: '0',
+    DETECTION_ADDRESS: first.running.detectionAddress ?? '127.0.0.1:0',
+    DATABASE_URL: first.databaseUrl,
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    ...options.env,
+  });
+  const logs = new LogCapture();
+  const running = await startServices({ config, services: options.services, logger: createLogger({ level: 'info', destination: logs }) });
+  return { running, gatewayUrl: running.gatewayUrl ?? '', logs };
 }
 
 /** Starts the real services on port 0 (detection over real gRPC) on a fresh database of `target`. */
@@ -60,6 +82,7 @@ export async function startTestServices(
     sensorUrl: running.sensorUrl ?? '',
     apiKey,
     logs,
+    databaseUrl: db.databaseUrl,
     async dispose() {
       await running.close();
       await db.cleanup();

@@ -1,0 +1,66 @@
+import { TEST_DATABASE_URL, postgresTarget } from '../helpers/databases';
+import { postJson, startAnotherInstance, startTestServices, type TestServices } from '../helpers/services';
+
+/**
+ * Two gateway instances on one PostgreSQL: a change made through one is used by the other on its very
+ * next request (LISTEN/NOTIFY invalidates the other's key → policy cache). A long cache TTL proves the
+ * invalidation, not the expiry, does it.
+ */
+(TEST_DATABASE_URL ? describe : describe.skip)('two gateway instances on one PostgreSQL', () => {
+  let a: TestServices;
+  let b: Awaited<ReturnType<typeof startAnotherInstance>>;
+  beforeAll(async () => {
+    a = await startTestServices(postgresTarget, { env: { AUTH_CACHE_TTL_MS: '300000' } });
+    b = await startAnotherInstance(a, { services: ['gateway'], env: { AUTH_CACHE_TTL_MS: '300000' } });
+  });
+  afterAll(async () => {
+    await b?.running.close();
+    await a?.dispose();
+  });
+
+  const auth = () => ({ authorization: `Bearer ${a.apiKey}` });
+  const detectOnB = (content: string) => postJson(`${b.gatewayUrl}/v1/detect`, { content }, auth());
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${a.gatewayUrl}${path}`, {
+      method,
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await res.json().catch(() => undefined)) as Record<string, any>;
+  };
+
+  it('sees policy edits, set_default, key rotation and deactivation made through the other instance', async () => {
+    // Warm B's cache with the current policy.
+    expect((await detectOnB('orange falcon')).json.blocked).toBe(false);
+    const policies = await call('GET', '/v1/policies/');
+    const defaultId = policies.results.find((p: { is_default: boolean }) => p.is_default).id;
+
+    await call('PATCH', `/v1/policies/${defaultId}/`, { deny_list: { entries: ['orange falcon'], match_type: 'contains' } });
+    expect((await detectOnB('orange falcon')).json.blocked).toBe(true);
+
+    const other = await call('POST', '/v1/policies/', { name: 'other' });
+    await call('POST', `/v1/policies/${other.id}/set_default/`);
+    expect((await detectOnB('orange falcon')).json.blocked).toBe(false);
+
+    const me = (await call('GET', '/v1/projects/')).results[0];
+    const rotated = await call('POST', `/v1/projects/${me.id}/rotate_key/`);
+    expect((await detectOnB('hello')).status).toBe(401);
+    const onA = await call('POST', '/v1/projects/', { name: 'second' });
+    expect(onA.error).toMatchObject({ type: 'authentication_error' }); // the old key is dead on A too
+
+    const withNew = { authorization: `Bearer ${rotated.raw_key}` };
+    expect((await postJson(`${b.gatewayUrl}/v1/detect`, { content: 'hello' }, withNew)).status).toBe(200);
+    const extra = await fetch(`${a.gatewayUrl}/v1/projects/`, {
+      method: 'POST',
+      headers: { ...withNew, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'extra' }),
+    }).then((r) => r.json() as Promise<Record<string, any>>);
+    expect((await postJson(`${b.gatewayUrl}/v1/detect`, { content: 'x' }, { authorization: `Bearer ${extra.raw_key}` })).status).toBe(200);
+    await fetch(`${a.gatewayUrl}/v1/projects/${extra.id}/`, {
+      method: 'PATCH',
+      headers: { ...withNew, 'content-type': 'application/json' },
+      body: JSON.stringify({ is_active: false }),
+    });
+    expect((await postJson(`${b.gatewayUrl}/v1/detect`, { content: 'x' }, { authorization: `Bearer ${extra.raw_key}` })).status).toBe(401);
+  });
+});
