@@ -3,6 +3,8 @@ import Redis from 'ioredis';
 import { startDetectionServer } from './detection/server';
 import { buildGatewayApp } from './gateway/app';
 import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
+import { AuditWriter } from './management/events/audit-writer';
+import { EventService } from './management/events/event.service';
 import { PolicyService } from './management/policies/policy.service';
 import { ProjectAuthService } from './management/projects/project-auth.service';
 import { ProjectService } from './management/projects/project.service';
@@ -27,6 +29,7 @@ export interface RunningServices {
   detectionAddress?: string;
   bootstrap?: BootstrapOutcome;
   storage?: Storage;
+  audit?: AuditWriter;
   /** Graceful stop: stop accepting, finish in-flight requests (bounded), flush pending writes, close connections. */
   close(): Promise<void>;
 }
@@ -86,6 +89,11 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     }
     const policies = new PolicyService(storage, bus);
     const projects = new ProjectService(storage, bus);
+    const events = new EventService(storage);
+    // Closed after the HTTP servers (closers run in reverse): every in-flight request's event is written.
+    const audit = new AuditWriter(storage, logger.child({ component: 'audit' }));
+    closers.push({ name: 'audit', close: () => audit.close() });
+    running.audit = audit;
     const probes = await buildProbes({ config, storage, detection: detectionClient, closers, logger });
 
     if (wanted.has('gateway')) {
@@ -96,6 +104,8 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         detection: detectionClient,
         policies,
         projects,
+        events,
+        audit,
         probes,
       });
       running.gatewayUrl = await listen(app, config.HOST, config.PORT);
@@ -109,6 +119,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         auth,
         detection: detectionClient,
         anthropicBaseUrl: config.ANTHROPIC_BASE_URL,
+        audit,
         probes,
       });
       running.sensorUrl = await listen(app, config.HOST, config.SENSOR_PORT);

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { AuditWriter } from '../management/events/audit-writer';
+import type { EventService } from '../management/events/event.service';
 import type { PolicyService } from '../management/policies/policy.service';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
 import type { ProjectService } from '../management/projects/project.service';
@@ -6,6 +8,7 @@ import type { DetectionClient } from '../shared/detection-client';
 import { createHttpApp } from '../shared/http/create-app';
 import { registerHealthRoute, type HealthProbe } from '../shared/http/health';
 import type { Logger } from '../shared/logger';
+import { graphqlPlugin } from './graphql/graphql.plugin';
 import { registerDetectRoutes } from './routes/detect.routes';
 import { registerManagementRoutes } from './routes/management.routes';
 
@@ -16,6 +19,8 @@ export interface GatewayDeps {
   detection: DetectionClient;
   policies: PolicyService;
   projects: ProjectService;
+  events: EventService;
+  audit: AuditWriter;
   probes: Record<string, HealthProbe>;
 }
 
@@ -23,7 +28,8 @@ export interface GatewayDeps {
 export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, envelope: 'standard' });
   registerHealthRoute(app, { service: 'gateway', probes: deps.probes });
-  registerDetectRoutes(app, { auth: deps.auth, detection: deps.detection });
-  registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects });
+  registerDetectRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit });
+  registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events });
+  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, logger: deps.logger });
   return app;
 }

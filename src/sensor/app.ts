@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AuditWriter } from '../management/events/audit-writer';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
 import type { DetectionClient } from '../shared/detection-client';
 import { createHttpApp } from '../shared/http/create-app';
@@ -12,6 +13,7 @@ export interface SensorDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
   anthropicBaseUrl: string;
+  audit: AuditWriter;
   probes: Record<string, HealthProbe>;
 }
 
@@ -19,6 +21,6 @@ export interface SensorDeps {
 export function buildSensorApp(deps: SensorDeps): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, envelope: 'messages' });
   registerHealthRoute(app, { service: 'sensor', probes: deps.probes });
-  registerMessagesRoutes(app, { auth: deps.auth, detection: deps.detection, upstreamBaseUrl: deps.anthropicBaseUrl });
+  registerMessagesRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit, upstreamBaseUrl: deps.anthropicBaseUrl });
   return app;
 }

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { request as upstreamRequest } from 'undici';
+import type { AuditWriter } from '../management/events/audit-writer';
+import { auditResponses } from '../management/events/audit.hook';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
 import type { DetectionClient } from '../shared/detection-client';
+import { authOf } from '../management/projects/request-auth';
 import { AppError } from '../shared/errors';
 import { setRiskHeaders } from '../shared/http/risk-headers';
 import { readMessagesRequest } from './messages-spec';
@@ -16,6 +19,7 @@ const STRIPPED_REQUEST = new Set([...HOP_BY_HOP, 'x-svc-key', 'x-request-id']);
 export interface MessagesRouteDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
+  audit: AuditWriter;
   upstreamBaseUrl: string;
 }
 
@@ -29,10 +33,13 @@ export function upstreamHeaders(incoming: FastifyRequest['headers']): Record<str
   return out;
 }
 
-async function authenticateSensor(deps: MessagesRouteDeps, request: FastifyRequest) {
-  const header = request.headers['x-svc-key'];
-  if (Array.isArray(header)) throw new AppError('authentication_error', 'Send exactly one X-Svc-Key header', { code: 'malformed_api_key' });
-  return deps.auth.authenticate(header?.trim() || undefined);
+/** Step 1, before the body is even parsed: the team key in X-Svc-Key. */
+function authenticateSensor(deps: MessagesRouteDeps) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const header = request.headers['x-svc-key'];
+    if (Array.isArray(header)) throw new AppError('authentication_error', 'Send exactly one X-Svc-Key header', { code: 'malformed_api_key' });
+    request.auth = await deps.auth.authenticate(header?.trim() || undefined);
+  };
 }
 
 /**
@@ -42,10 +49,14 @@ async function authenticateSensor(deps: MessagesRouteDeps, request: FastifyReque
  * permission_error and forward nothing.
  */
 export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): void {
-  app.post('/v1/messages', async (request, reply) => {
-    const ctx = await authenticateSensor(deps, request);
+  const hooks = { onRequest: authenticateSensor(deps), onResponse: auditResponses(deps.audit) };
+  app.post('/v1/messages', hooks, async (request, reply) => {
+    const ctx = authOf(request);
     const summary = readMessagesRequest(request.body);
+    request.audit = { model: summary.model, countTexts: summary.texts };
     const verdict = await deps.detection.detect({ text: summary.texts.join('\n\n'), direction: 'input', policy: ctx.policy.detection });
+    request.audit.findings = verdict.categories.map((c) => ({ type: c.type, confidence: c.confidence, action: c.action }));
+    request.audit.blocked = verdict.blocked;
     const unscanned = verdict.outcomes.filter((o) => o.status !== 'ok').map((o) => o.type);
     setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });
     if (verdict.blocked) {

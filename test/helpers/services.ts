@@ -26,6 +26,8 @@ export interface TestServices {
   logs: LogCapture;
   /** The database this instance uses (PostgreSQL targets), for starting further instances on it. */
   databaseUrl?: string;
+  /** The embedded database directory (PGlite targets). */
+  dataDir: string;
   dispose(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startTestServices(
     apiKey,
     logs,
     databaseUrl: db.databaseUrl,
+    dataDir: db.dataDir,
     async dispose() {
       await running.close();
       await db.cleanup();

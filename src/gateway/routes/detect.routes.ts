@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { AuditWriter } from '../../management/events/audit-writer';
+import { auditResponses } from '../../management/events/audit.hook';
 import type { ProjectAuthService } from '../../management/projects/project-auth.service';
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import type { DetectionClient } from '../../shared/detection-client';
@@ -18,6 +20,7 @@ const detectBodySchema = z.strictObject({
 export interface DetectRouteDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
+  audit: AuditWriter;
 }
 
 /**
@@ -26,15 +29,18 @@ export interface DetectRouteDeps {
  * here (this call only detects); X-Risk-* headers mirror the body.
  */
 export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps): void {
-  app.post('/v1/detect', { preHandler: requireBearerKey(deps.auth) }, async (request, reply) => {
+  app.post('/v1/detect', { onRequest: requireBearerKey(deps.auth), onResponse: auditResponses(deps.audit) }, async (request, reply) => {
     const body = parseBody(detectBodySchema, request.body);
     const ctx = authOf(request);
+    request.audit = { countTexts: [body.content] };
     const verdict = await deps.detection.detect({
       text: body.content,
       direction: body.direction,
       policy: ctx.policy.detection,
     });
     const unscanned = verdict.outcomes.filter((o) => o.status !== 'ok').map((o) => o.type);
+    request.audit.findings = verdict.categories.map((c) => ({ type: c.type, confidence: c.confidence, action: c.action }));
+    request.audit.blocked = verdict.blocked;
     setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });
     return {
       blocked: verdict.blocked,

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodType, z } from 'zod';
+import { listEventsQuerySchema, listSessionsQuerySchema } from '../../management/events/event.schemas';
+import type { EventService } from '../../management/events/event.service';
 import { createPolicySchema, listPoliciesQuerySchema, updatePolicySchema } from '../../management/policies/policy.schemas';
 import type { PolicyService } from '../../management/policies/policy.service';
 import type { ProjectAuthService } from '../../management/projects/project-auth.service';
@@ -12,6 +14,7 @@ export interface ManagementRouteDeps {
   auth: ProjectAuthService;
   policies: PolicyService;
   projects: ProjectService;
+  events: EventService;
 }
 
 /** The spec's management routes, served under /v1 and /api/v1, with and without the trailing slash. */
@@ -52,13 +55,19 @@ function projectRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {
   app.post<IdParams>('/projects/:id/rotate_key', async (r) => s.rotateKey(org(r), r.params.id));
 }
 
+function eventRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {
+  app.get('/events', async (r) => deps.events.list(org(r), parseQuery(listEventsQuerySchema, r.query)));
+  app.get('/events/sessions', async (r) => deps.events.sessions(org(r), parseQuery(listSessionsQuerySchema, r.query)));
+}
+
 export function registerManagementRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {
   for (const prefix of MANAGEMENT_PREFIXES) {
     void app.register(
       async (scoped) => {
-        scoped.addHook('preHandler', requireBearerKey(deps.auth));
+        scoped.addHook('onRequest', requireBearerKey(deps.auth));
         policyRoutes(scoped, deps);
         projectRoutes(scoped, deps);
+        eventRoutes(scoped, deps);
       },
       { prefix },
     );

@@ -1,0 +1,48 @@
+import DataLoader from 'dataloader';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { PolicyService } from '../../management/policies/policy.service';
+import type { AuthContext, ProjectAuthService } from '../../management/projects/project-auth.service';
+import type { Caller, ProjectService } from '../../management/projects/project.service';
+import { authOf } from '../../management/projects/request-auth';
+import type { PolicyView } from '../../management/views';
+import { notFound } from '../../shared/errors';
+
+export interface GraphqlServices {
+  auth: ProjectAuthService;
+  policies: PolicyService;
+  projects: ProjectService;
+}
+
+/** What every resolver receives: the authenticated caller, the services, and per-request loaders. */
+export interface GraphqlContext {
+  organizationId: string;
+  caller: Caller;
+  auth: AuthContext;
+  services: GraphqlServices;
+  loaders: {
+    /** Policies by id, batched per request: a list of N projects asks for their policies in one query. */
+    policy: DataLoader<string, PolicyView>;
+  };
+  log: FastifyBaseLogger;
+  requestId: string;
+}
+
+/** Builds the context of one request; the bearer key was checked by the route's preHandler. */
+export function buildContext(request: FastifyRequest, services: GraphqlServices): GraphqlContext {
+  const auth = authOf(request);
+  const organizationId = auth.organizationId;
+  return {
+    organizationId,
+    caller: { organizationId, projectId: auth.projectId },
+    auth,
+    services,
+    loaders: {
+      policy: new DataLoader<string, PolicyView>(async (ids) => {
+        const found = await services.policies.getMany(organizationId, ids);
+        return ids.map((id) => found.get(id) ?? notFound('Policy not found'));
+      }),
+    },
+    log: request.log,
+    requestId: String(request.id),
+  };
+}

@@ -1,0 +1,90 @@
+import { ApolloServer, type ApolloServerOptions } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { requireBearerKey } from '../../management/projects/request-auth';
+import type { Logger } from '../../shared/logger';
+import { buildContext, type GraphqlContext, type GraphqlServices } from './graphql-context';
+import { errorLoggingPlugin, formatGraphqlError } from './graphql-errors';
+import { policyResolvers } from './policy.resolvers';
+import { projectResolvers } from './project.resolvers';
+import { loadTypeDefs } from './schema-loader';
+
+/** Abuse limits of the GraphQL endpoint (graphql-armor), checked before anything executes. */
+export interface GraphqlLimits {
+  /** Nesting depth of selections (fragment spreads and inline fragments count as a level). */
+  maxDepth: number;
+  /** Aliased fields per operation. */
+  maxAliases: number;
+  /** Static cost (objects 2, scalars 1, ×1.5 per level). */
+  maxCost: number;
+  /** Lexer tokens of the query document. */
+  maxTokens: number;
+  /** Directives per operation. */
+  maxDirectives: number;
+}
+
+export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxDepth: 8, maxAliases: 15, maxCost: 5000, maxTokens: 2000, maxDirectives: 20 };
+
+export interface GraphqlDeps extends GraphqlServices {
+  logger?: Logger;
+  limits?: Partial<GraphqlLimits>;
+}
+
+export const GRAPHQL_PATH = '/graphql';
+
+function buildApollo(deps: GraphqlDeps): ApolloServer<GraphqlContext> {
+  const limits = { ...DEFAULT_GRAPHQL_LIMITS, ...deps.limits };
+  const armor = new ApolloArmor({
+    maxDepth: { n: limits.maxDepth },
+    maxAliases: { n: limits.maxAliases },
+    costLimit: { maxCost: limits.maxCost },
+    maxTokens: { n: limits.maxTokens },
+    maxDirectives: { n: limits.maxDirectives },
+    blockFieldSuggestion: { enabled: true },
+  }).protect();
+  // Resolvers are typed on their own arguments; graphql-tools' map type is looser by design.
+  const resolvers = [policyResolvers, projectResolvers] as unknown as ApolloServerOptions<GraphqlContext>['resolvers'];
+  return new ApolloServer<GraphqlContext>({
+    typeDefs: loadTypeDefs(),
+    resolvers,
+    introspection: true,
+    plugins: [...armor.plugins, errorLoggingPlugin(), ApolloServerPluginLandingPageDisabled()],
+    validationRules: armor.validationRules,
+    allowBatchedHttpRequests: false,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGraphqlError,
+    // Automatic persisted queries would let any client fill a server-side cache: off.
+    persistedQueries: false,
+    // main.ts owns the signals; Apollo is stopped when fastify closes.
+    stopOnTerminationSignals: false,
+    status400ForVariableCoercionErrors: true,
+    ...(deps.logger ? { logger: deps.logger.child({ component: 'graphql' }) } : {}),
+  });
+}
+
+/**
+ * Mounts the management GraphQL API at /graphql (POST; GET for queries). Same bearer key as REST,
+ * checked before Apollo runs, so a missing or bad key answers 401 with the spec's error envelope.
+ * Apollo is stopped in onClose, which fastify runs after the HTTP server has stopped and in-flight
+ * requests have finished (fastify drains; @as-integrations' drain plugin would call fastify.close()
+ * again from inside close and deadlock).
+ */
+export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): Promise<void> {
+  const apollo = buildApollo(deps);
+  await apollo.start();
+  app.addHook('onClose', async () => {
+    await apollo.stop();
+  });
+  const services: GraphqlServices = { auth: deps.auth, policies: deps.policies, projects: deps.projects };
+  app.route({
+    method: ['GET', 'POST'],
+    url: GRAPHQL_PATH,
+    preHandler: requireBearerKey(deps.auth),
+    handler: fastifyApolloHandler<GraphqlContext>(apollo, { context: async (request) => buildContext(request, services) }),
+  });
+}
+
+/** registerGraphql as a fastify plugin: `void app.register(graphqlPlugin, deps)` keeps app building synchronous. */
+export const graphqlPlugin: FastifyPluginAsync<GraphqlDeps> = async (app, deps) => registerGraphql(app, deps);

@@ -1,0 +1,111 @@
+import type { Storage } from '../../storage/data-source';
+import type { RecordedFinding } from '../../storage/entities/security-event.entity';
+import type { Page } from '../views';
+import type { ListEventsQuery, ListSessionsQuery } from './event.schemas';
+
+export interface EventView {
+  id: string;
+  project_id: string | null;
+  path: string;
+  session_id: string | null;
+  model: string | null;
+  input_tokens: number | null;
+  findings: RecordedFinding[];
+  blocked: boolean;
+  response_status: number;
+  latency_ms: number;
+  created_at: string;
+}
+
+export interface SessionSummaryView {
+  session_id: string;
+  count: number;
+  blocked_count: number;
+  first_seen: string;
+  last_seen: string;
+  models: string[];
+}
+
+interface Filter {
+  sql: string;
+  params: unknown[];
+}
+
+const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
+
+/** Builds `WHERE organization_id = $1 AND …` from optional filters (values are always bound parameters). */
+function where(organizationId: string, f: Partial<ListEventsQuery>): Filter {
+  const parts = ['organization_id = $1'];
+  const params: unknown[] = [organizationId];
+  const add = (sql: string, v: unknown) => {
+    params.push(v);
+    parts.push(sql.replace('?', `$${params.length}`));
+  };
+  if (f.path) add('path = ?', f.path);
+  if (f.session_id) add('session_id = ?', f.session_id);
+  if (f.project_id) add('project_id = ?', f.project_id);
+  if (f.blocked !== undefined) add('blocked = ?', f.blocked);
+  if (f.since) add('created_at >= ?', f.since);
+  if (f.until) add('created_at < ?', f.until);
+  return { sql: parts.join(' AND '), params };
+}
+
+/** Audit events of one organization: filterable by path, session, project, verdict and time; grouped by session. */
+export class EventService {
+  constructor(private readonly storage: Storage) {}
+
+  async list(organizationId: string, q: ListEventsQuery): Promise<Page<EventView>> {
+    const w = where(organizationId, q);
+    const [total] = await this.storage.query<{ n: number }>(`SELECT count(*)::int AS n FROM security_events WHERE ${w.sql}`, w.params);
+    const rows = await this.storage.query<Record<string, any>>(
+      `SELECT id, project_id, path, session_id, model, input_tokens, findings, blocked, response_status, latency_ms, created_at
+         FROM security_events WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
+      w.params,
+    );
+    return {
+      count: total?.n ?? 0,
+      results: rows.map((r) => ({
+        id: r.id,
+        project_id: r.project_id,
+        path: r.path,
+        session_id: r.session_id,
+        model: r.model,
+        input_tokens: r.input_tokens,
+        findings: r.findings,
+        blocked: r.blocked,
+        response_status: r.response_status,
+        latency_ms: Number(r.latency_ms),
+        created_at: iso(r.created_at),
+      })),
+    };
+  }
+
+  /** Per-session summaries (events grouped by session_id), most recently active first. */
+  async sessions(organizationId: string, q: ListSessionsQuery): Promise<Page<SessionSummaryView>> {
+    const w = where(organizationId, q);
+    const filter = `${w.sql} AND session_id IS NOT NULL`;
+    const [total] = await this.storage.query<{ n: number }>(
+      `SELECT count(DISTINCT session_id)::int AS n FROM security_events WHERE ${filter}`,
+      w.params,
+    );
+    const rows = await this.storage.query<Record<string, any>>(
+      `SELECT session_id, count(*)::int AS count, count(*) FILTER (WHERE blocked)::int AS blocked_count,
+              min(created_at) AS first_seen, max(created_at) AS last_seen,
+              coalesce(array_agg(DISTINCT model) FILTER (WHERE model IS NOT NULL), '{}') AS models
+         FROM security_events WHERE ${filter}
+        GROUP BY session_id ORDER BY max(created_at) DESC, session_id LIMIT ${q.limit} OFFSET ${q.offset}`,
+      w.params,
+    );
+    return {
+      count: total?.n ?? 0,
+      results: rows.map((r) => ({
+        session_id: r.session_id,
+        count: r.count,
+        blocked_count: r.blocked_count,
+        first_seen: iso(r.first_seen),
+        last_seen: iso(r.last_seen),
+        models: [...(r.models as string[])].sort(),
+      })),
+    };
+  }
+}
