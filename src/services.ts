@@ -3,7 +3,9 @@ import Redis from 'ioredis';
 import { startDetectionServer } from './detection/server';
 import { buildGatewayApp } from './gateway/app';
 import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
+import { AlertNotifier } from './management/events/alert-notifier';
 import { AuditWriter } from './management/events/audit-writer';
+import type { AuditSinks } from './management/events/audit.hook';
 import { EventService } from './management/events/event.service';
 import { PolicyService } from './management/policies/policy.service';
 import { ProjectAuthService } from './management/projects/project-auth.service';
@@ -94,6 +96,12 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     const audit = new AuditWriter(storage, logger.child({ component: 'audit' }));
     closers.push({ name: 'audit', close: () => audit.close() });
     running.audit = audit;
+    const sinks: AuditSinks = { writer: audit };
+    if (config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET) {
+      const alerts = new AlertNotifier({ url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET, logger: logger.child({ component: 'alerts' }) });
+      closers.push({ name: 'alerts', close: () => alerts.close() });
+      sinks.alerts = alerts;
+    }
     const probes = await buildProbes({ config, storage, detection: detectionClient, closers, logger });
 
     if (wanted.has('gateway')) {
@@ -105,7 +113,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         policies,
         projects,
         events,
-        audit,
+        audit: sinks,
         probes,
       });
       running.gatewayUrl = await listen(app, config.HOST, config.PORT);
@@ -119,7 +127,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         auth,
         detection: detectionClient,
         anthropicBaseUrl: config.ANTHROPIC_BASE_URL,
-        audit,
+        audit: sinks,
         probes,
       });
       running.sensorUrl = await listen(app, config.HOST, config.SENSOR_PORT);

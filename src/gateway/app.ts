@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AuditWriter } from '../management/events/audit-writer';
+import type { AuditSinks } from '../management/events/audit.hook';
 import type { EventService } from '../management/events/event.service';
 import type { PolicyService } from '../management/policies/policy.service';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
@@ -20,7 +20,7 @@ export interface GatewayDeps {
   policies: PolicyService;
   projects: ProjectService;
   events: EventService;
-  audit: AuditWriter;
+  audit: AuditSinks;
   probes: Record<string, HealthProbe>;
 }
 

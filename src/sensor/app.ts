@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AuditWriter } from '../management/events/audit-writer';
+import type { AuditSinks } from '../management/events/audit.hook';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
 import type { DetectionClient } from '../shared/detection-client';
 import { createHttpApp } from '../shared/http/create-app';
@@ -13,7 +13,7 @@ export interface SensorDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
   anthropicBaseUrl: string;
-  audit: AuditWriter;
+  audit: AuditSinks;
   probes: Record<string, HealthProbe>;
 }
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { request as upstreamRequest } from 'undici';
-import type { AuditWriter } from '../management/events/audit-writer';
-import { auditResponses } from '../management/events/audit.hook';
+import { auditResponses, type AuditSinks } from '../management/events/audit.hook';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
 import type { DetectionClient } from '../shared/detection-client';
 import { authOf } from '../management/projects/request-auth';
@@ -19,7 +18,7 @@ const STRIPPED_REQUEST = new Set([...HOP_BY_HOP, 'x-svc-key', 'x-request-id']);
 export interface MessagesRouteDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
-  audit: AuditWriter;
+  audit: AuditSinks;
   upstreamBaseUrl: string;
 }
 

@@ -21,6 +21,14 @@ const positiveInt = (name: string, fallback: number, max: number) =>
     .max(max, `${name} must be at most ${max}`)
     .default(fallback);
 
+const nonNegativeInt = (name: string, fallback: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be an integer`)
+    .min(0, `${name} must be between 0 and ${max}`)
+    .max(max, `${name} must be between 0 and ${max}`)
+    .default(fallback);
+
 const httpUrl = (name: string) =>
   z
     .string()
@@ -66,6 +74,8 @@ export const configSchema = z.object({
       )
       .optional(),
   ),
+  ALERT_WEBHOOK_URL: z.preprocess(empty, httpUrl('ALERT_WEBHOOK_URL').optional()),
+  ALERT_WEBHOOK_SECRET: z.preprocess(empty, z.string().min(16, 'ALERT_WEBHOOK_SECRET must be at least 16 characters').optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DETECTION_TIMEOUT_MS: positiveInt('DETECTION_TIMEOUT_MS', 2000, 60000),
   AUTH_CACHE_TTL_MS: z.coerce
@@ -76,6 +86,33 @@ export const configSchema = z.object({
     .default(5000),
   SHUTDOWN_TIMEOUT_MS: positiveInt('SHUTDOWN_TIMEOUT_MS', 10000, 300000),
   BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES', 10 * 1024 * 1024, 100 * 1024 * 1024),
+  // Classifier model backends (docs/classifier-backends.md). Raw fields only: the mappings are parsed and
+  // cross-checked by src/detection/classifiers/backends/classifier-config.ts when detection starts.
+  CLASSIFIER_BACKENDS: z.preprocess(empty, z.string().optional()),
+  OPENAI_MODERATION_URL: httpUrl('OPENAI_MODERATION_URL').default('https://api.openai.com/v1'),
+  OPENAI_MODERATION_API_KEY: z.preprocess(empty, z.string().optional()),
+  OPENAI_MODERATION_MODEL: z.string().min(1).default('omni-moderation-latest'),
+  HTTP_CLASSIFIER_URL: z.preprocess(empty, httpUrl('HTTP_CLASSIFIER_URL').optional()),
+  HTTP_CLASSIFIER_PATH: z
+    .string()
+    .regex(/^\/[A-Za-z0-9/_.-]*$/, 'HTTP_CLASSIFIER_PATH must be a path such as /predict or /classify')
+    .default('/predict'),
+  HTTP_CLASSIFIER_API_KEY: z.preprocess(empty, z.string().optional()),
+  HTTP_CLASSIFIER_LABELS: z.string().min(1).default('MALICIOUS=prompt_attack,INJECTION=prompt_attack,JAILBREAK=jailbreak'),
+  HTTP_CLASSIFIER_MAX_CHARS: positiveInt('HTTP_CLASSIFIER_MAX_CHARS', 1200, 1_000_000),
+  LLM_JUDGE_URL: z.preprocess(empty, httpUrl('LLM_JUDGE_URL').optional()),
+  LLM_JUDGE_API_KEY: z.preprocess(empty, z.string().optional()),
+  LLM_JUDGE_MODEL: z.preprocess(empty, z.string().optional()),
+  LLM_JUDGE_FORMAT: z
+    .enum(['json_object', 'json', 'llama_guard'], { error: 'LLM_JUDGE_FORMAT must be json_object, json or llama_guard' })
+    .default('json_object'),
+  CLASSIFIER_TIMEOUT_MS: positiveInt('CLASSIFIER_TIMEOUT_MS', 800, 60000),
+  CLASSIFIER_MAX_CONCURRENCY: positiveInt('CLASSIFIER_MAX_CONCURRENCY', 16, 1024),
+  CLASSIFIER_MAX_QUEUE: nonNegativeInt('CLASSIFIER_MAX_QUEUE', 64, 100_000),
+  CLASSIFIER_CACHE_SIZE: nonNegativeInt('CLASSIFIER_CACHE_SIZE', 5000, 1_000_000),
+  CLASSIFIER_CACHE_TTL_MS: positiveInt('CLASSIFIER_CACHE_TTL_MS', 600_000, 86_400_000),
+  CLASSIFIER_BREAKER_FAILURES: positiveInt('CLASSIFIER_BREAKER_FAILURES', 5, 1000),
+  CLASSIFIER_BREAKER_COOLDOWN_MS: positiveInt('CLASSIFIER_BREAKER_COOLDOWN_MS', 30_000, 3_600_000),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -90,7 +127,12 @@ export class ConfigError extends Error {
 /** Parses an environment-like record. Throws ConfigError naming every bad variable and why. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const known = Object.fromEntries(Object.keys(configSchema.shape).map((k) => [k, env[k]]));
-  const parsed = configSchema.safeParse(known);
+  const parsed = configSchema
+    .refine((c) => !c.ALERT_WEBHOOK_URL || c.ALERT_WEBHOOK_SECRET, {
+      path: ['ALERT_WEBHOOK_SECRET'],
+      message: 'ALERT_WEBHOOK_SECRET is required when ALERT_WEBHOOK_URL is set (alerts are signed)',
+    })
+    .safeParse(known);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => {

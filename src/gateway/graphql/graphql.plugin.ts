@@ -19,7 +19,7 @@ export interface GraphqlLimits {
   maxAliases: number;
   /** Static cost (objects 2, scalars 1, ×1.5 per level). */
   maxCost: number;
-  /** Lexer tokens of the query document. */
+  /** Lexer tokens of the query document (graphql-js stops parsing past it). */
   maxTokens: number;
   /** Directives per operation. */
   maxDirectives: number;
@@ -40,7 +40,9 @@ function buildApollo(deps: GraphqlDeps): ApolloServer<GraphqlContext> {
     maxDepth: { n: limits.maxDepth },
     maxAliases: { n: limits.maxAliases },
     costLimit: { maxCost: limits.maxCost },
-    maxTokens: { n: limits.maxTokens },
+    // graphql-js enforces the token limit while parsing (a clean 400 parse error); armor's version of
+    // it throws from a plugin hook, which Apollo answers with a 500.
+    maxTokens: { enabled: false },
     maxDirectives: { n: limits.maxDirectives },
     blockFieldSuggestion: { enabled: true },
   }).protect();
@@ -52,6 +54,7 @@ function buildApollo(deps: GraphqlDeps): ApolloServer<GraphqlContext> {
     introspection: true,
     plugins: [...armor.plugins, errorLoggingPlugin(), ApolloServerPluginLandingPageDisabled()],
     validationRules: armor.validationRules,
+    parseOptions: { maxTokens: limits.maxTokens },
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphqlError,

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { AuditWriter } from '../../management/events/audit-writer';
-import { auditResponses } from '../../management/events/audit.hook';
+import { auditResponses, type AuditSinks } from '../../management/events/audit.hook';
 import type { ProjectAuthService } from '../../management/projects/project-auth.service';
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import type { DetectionClient } from '../../shared/detection-client';
@@ -20,7 +19,7 @@ const detectBodySchema = z.strictObject({
 export interface DetectRouteDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
-  audit: AuditWriter;
+  audit: AuditSinks;
 }
 
 /**

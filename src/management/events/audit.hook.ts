@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { countTokens } from 'gpt-tokenizer';
 import type { RecordedFinding } from '../../storage/entities/security-event.entity';
-import type { AuditWriter } from './audit-writer';
+import type { AlertNotifier } from './alert-notifier';
+import type { AuditEvent, AuditWriter } from './audit-writer';
 
 /** What a traffic handler knows about its request, for the audit record (never content). */
 export interface AuditDraft {
@@ -37,11 +38,17 @@ function tokensOf(texts: readonly string[] | undefined): number | null {
  * writer after the response has gone out. Without an authenticated project the event is a failed
  * authentication (401) or an unattributed rejection.
  */
-export function auditResponses(writer: AuditWriter) {
+export interface AuditSinks {
+  writer: AuditWriter;
+  /** Receives every event; sends a webhook when a finding's action is alert. */
+  alerts?: AlertNotifier;
+}
+
+export function auditResponses(sinks: AuditSinks) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const ctx = request.auth;
     const draft = request.audit ?? {};
-    writer.record({
+    const event: AuditEvent = {
       organizationId: ctx?.organizationId ?? null,
       projectId: ctx?.projectId ?? null,
       kind: ctx ? 'request' : 'auth_failed',
@@ -55,6 +62,8 @@ export function auditResponses(writer: AuditWriter) {
       latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
       clientIp: request.ip ?? null,
       createdAt: new Date(),
-    });
+    };
+    sinks.writer.record(event);
+    sinks.alerts?.notifyFor(event);
   };
 }
