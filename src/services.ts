@@ -114,6 +114,12 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         projects,
         events,
         audit: sinks,
+        upstream: {
+          baseUrl: config.OPENAI_BASE_URL,
+          apiKey: config.OPENAI_API_KEY,
+          timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+          streamWindowChars: config.STREAM_SCAN_WINDOW_CHARS,
+        },
         probes,
       });
       running.gatewayUrl = await listen(app, config.HOST, config.PORT);

@@ -9,6 +9,7 @@ import { createHttpApp } from '../shared/http/create-app';
 import { registerHealthRoute, type HealthProbe } from '../shared/http/health';
 import type { Logger } from '../shared/logger';
 import { graphqlPlugin } from './graphql/graphql.plugin';
+import { registerChatCompletionsRoutes } from './routes/chat-completions.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
 import { registerManagementRoutes } from './routes/management.routes';
 
@@ -21,6 +22,7 @@ export interface GatewayDeps {
   projects: ProjectService;
   events: EventService;
   audit: AuditSinks;
+  upstream: { baseUrl: string; apiKey?: string; timeoutMs: number; streamWindowChars: number };
   probes: Record<string, HealthProbe>;
 }
 
@@ -29,6 +31,15 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, envelope: 'standard' });
   registerHealthRoute(app, { service: 'gateway', probes: deps.probes });
   registerDetectRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit });
+  registerChatCompletionsRoutes(app, {
+    auth: deps.auth,
+    detection: deps.detection,
+    audit: deps.audit,
+    upstreamBaseUrl: deps.upstream.baseUrl,
+    upstreamApiKey: deps.upstream.apiKey,
+    upstreamTimeoutMs: deps.upstream.timeoutMs,
+    streamWindowChars: deps.upstream.streamWindowChars,
+  });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events });
   void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, logger: deps.logger });
   return app;

@@ -74,6 +74,13 @@ export const configSchema = z.object({
       )
       .optional(),
   ),
+  STREAM_SCAN_WINDOW_CHARS: z.coerce
+    .number({ error: 'STREAM_SCAN_WINDOW_CHARS must be a number' })
+    .int('STREAM_SCAN_WINDOW_CHARS must be an integer')
+    .min(256, 'STREAM_SCAN_WINDOW_CHARS must be between 256 and 16384')
+    .max(16384, 'STREAM_SCAN_WINDOW_CHARS must be between 256 and 16384')
+    .default(256),
+  UPSTREAM_TIMEOUT_MS: positiveInt('UPSTREAM_TIMEOUT_MS', 600_000, 3_600_000),
   ALERT_WEBHOOK_URL: z.preprocess(empty, httpUrl('ALERT_WEBHOOK_URL').optional()),
   ALERT_WEBHOOK_SECRET: z.preprocess(empty, z.string().min(16, 'ALERT_WEBHOOK_SECRET must be at least 16 characters').optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

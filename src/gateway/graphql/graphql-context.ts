@@ -27,7 +27,7 @@ export interface GraphqlContext {
   requestId: string;
 }
 
-/** Builds the context of one request; the bearer key was checked by the route's preHandler. */
+/** Builds the context of one request; the bearer key was checked by the route's onRequest hook. */
 export function buildContext(request: FastifyRequest, services: GraphqlServices): GraphqlContext {
   const auth = authOf(request);
   const organizationId = auth.organizationId;

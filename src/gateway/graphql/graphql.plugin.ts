@@ -69,7 +69,8 @@ function buildApollo(deps: GraphqlDeps): ApolloServer<GraphqlContext> {
 
 /**
  * Mounts the management GraphQL API at /graphql (POST; GET for queries). Same bearer key as REST,
- * checked before Apollo runs, so a missing or bad key answers 401 with the spec's error envelope.
+ * checked in a route hook before Apollo runs, so a missing or bad key answers 401 with the spec's
+ * error envelope (a throw from Apollo's context function would become a GraphQL-shaped 500).
  * Apollo is stopped in onClose, which fastify runs after the HTTP server has stopped and in-flight
  * requests have finished (fastify drains; @as-integrations' drain plugin would call fastify.close()
  * again from inside close and deadlock).
@@ -84,7 +85,8 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
   app.route({
     method: ['GET', 'POST'],
     url: GRAPHQL_PATH,
-    preHandler: requireBearerKey(deps.auth),
+    // As the REST management routes: the key is checked before the body is even parsed.
+    onRequest: requireBearerKey(deps.auth),
     handler: fastifyApolloHandler<GraphqlContext>(apollo, { context: async (request) => buildContext(request, services) }),
   });
 }

@@ -67,8 +67,25 @@ const customDetectors = z
 
 const name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
-/** rate_limits in a request: any subset; missing fields take the spec's defaults (create) or keep their value (update). */
-export const rateLimitsPatchSchema = rateLimitsSchema.partial();
+/**
+ * rate_limits in a request: any subset; missing fields take the spec's defaults (create) or keep their
+ * value (update). Built from the fields without their defaults: zod 4 applies a default even inside
+ * `.partial()`, which would silently reset every field a PATCH does not name.
+ */
+const rl = rateLimitsSchema.shape;
+export const rateLimitsPatchSchema = z.strictObject({
+  rate_limits_enabled: rl.rate_limits_enabled.unwrap().optional(),
+  requests_per_minute: rl.requests_per_minute.unwrap().optional(),
+  tokens_per_minute: rl.tokens_per_minute.unwrap().optional(),
+  max_input_tokens: rl.max_input_tokens.unwrap().optional(),
+  max_input_characters: rl.max_input_characters.unwrap().optional(),
+  max_output_tokens: rl.max_output_tokens.unwrap().optional(),
+  burst_multiplier: rl.burst_multiplier.unwrap().optional(),
+  cost_limit_per_day_cents: rl.cost_limit_per_day_cents.unwrap().optional(),
+});
+// A field added to rateLimitsSchema but not here fails to compile.
+const _everyRateLimitPatchable: Record<keyof z.infer<typeof rateLimitsSchema>, unknown> = rateLimitsPatchSchema.shape;
+void _everyRateLimitPatchable;
 
 export const createPolicySchema = z.strictObject({
   name,

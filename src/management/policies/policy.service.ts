@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import { DETECTOR_CATALOG, THRESHOLD_LEVELS } from '../../shared/detector-catalog';
 import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { DEFAULT_RATE_LIMITS, rateLimitsSchema, type RateLimits } from '../../shared/policy';
@@ -48,6 +48,14 @@ export class PolicyService {
 
   async get(organizationId: string, id: string): Promise<PolicyView> {
     return policyView(await this.find(this.storage.dataSource.manager, organizationId, id));
+  }
+
+  /** Many policies by id in one query (GraphQL's DataLoader); ids of other organizations are simply absent. */
+  async getMany(organizationId: string, ids: readonly string[]): Promise<Map<string, PolicyView>> {
+    const valid = [...new Set(ids.filter((id) => UUID.test(id)))];
+    if (valid.length === 0) return new Map();
+    const rows = await this.storage.dataSource.getRepository(PolicyEntity).findBy({ organizationId, id: In(valid) });
+    return new Map(rows.map((p) => [p.id, policyView(p)]));
   }
 
   async create(organizationId: string, input: CreatePolicyInput): Promise<PolicyView> {

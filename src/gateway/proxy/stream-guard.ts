@@ -1,0 +1,112 @@
+import type { DetectCategory, DetectionClient, DetectStream, DetectStreamUpdate } from '../../shared/detection-client';
+import type { DetectionPolicy } from '../../shared/policy';
+import { chunkTexts } from './openai-chat.spec';
+import type { SseEvent } from './sse';
+
+/**
+ * Output enforcement for a streamed completion. Every upstream event is held until ALL the text it
+ * carries has been scanned with enough following context (the detection stream's `releasedUpTo`, one
+ * detection stream per choice); events are released strictly in order. When the detection verdict
+ * turns to blocked, nothing more is released. Events without text (role, finish, usage, [DONE]) are
+ * released as soon as everything before them is.
+ */
+export interface StreamGuardOptions {
+  detection: DetectionClient;
+  policy: DetectionPolicy;
+  windowChars: number;
+  release: (raw: string) => void;
+}
+
+interface ChoiceStream {
+  stream: DetectStream;
+  written: number;
+  released: number;
+}
+
+interface Held {
+  raw: string;
+  ends: Array<[choice: number, offset: number]>;
+}
+
+export class StreamGuard {
+  private readonly choices = new Map<number, ChoiceStream>();
+  private readonly held: Held[] = [];
+  private readonly categories = new Map<string, DetectCategory>();
+  blocked = false;
+  blockReason = '';
+
+  constructor(private readonly o: StreamGuardOptions) {}
+
+  /** Categories fired so far (for the audit record and the final chunk). */
+  fired(): DetectCategory[] {
+    return [...this.categories.values()];
+  }
+
+  choiceIndexes(): number[] {
+    return [...this.choices.keys()].sort((a, b) => a - b);
+  }
+
+  /** Feeds one upstream event. Rejects if the detection stream failed (the caller applies the fail mode). */
+  async push(event: SseEvent, parsed: unknown): Promise<void> {
+    const ends: Held['ends'] = [];
+    for (const { choice, text } of chunkTexts(parsed)) {
+      const c = this.choice(choice);
+      c.written += text.length;
+      ends.push([choice, c.written]);
+      await c.stream.write(text);
+    }
+    this.held.push({ raw: event.raw, ends });
+    this.releaseReady();
+  }
+
+  /** Ends every detection stream (settling the rest of the text) and releases what may be released. */
+  async finish(): Promise<void> {
+    for (const [choice, c] of this.choices) {
+      const last = await c.stream.end();
+      this.apply(choice, last);
+    }
+    this.releaseReady();
+  }
+
+  cancel(): void {
+    for (const c of this.choices.values()) c.stream.cancel();
+  }
+
+  private choice(index: number): ChoiceStream {
+    let c = this.choices.get(index);
+    if (!c) {
+      const stream = this.o.detection.detectStream({
+        direction: 'output',
+        policy: this.o.policy,
+        windowChars: this.o.windowChars,
+        onUpdate: (u: DetectStreamUpdate) => this.apply(index, u),
+      });
+      c = { stream, written: 0, released: 0 };
+      this.choices.set(index, c);
+    }
+    return c;
+  }
+
+  private apply(choice: number, u: DetectStreamUpdate): void {
+    const c = this.choices.get(choice);
+    if (c) c.released = Math.max(c.released, u.releasedUpTo);
+    for (const cat of u.categories) {
+      const prev = this.categories.get(cat.type);
+      if (!prev || cat.confidence > prev.confidence) this.categories.set(cat.type, cat);
+    }
+    if (u.blocked && !this.blocked) {
+      this.blocked = true;
+      this.blockReason = u.blockReason;
+    }
+    this.releaseReady();
+  }
+
+  private releaseReady(): void {
+    while (!this.blocked && this.held.length > 0) {
+      const next = this.held[0]!;
+      if (!next.ends.every(([choice, end]) => (this.choices.get(choice)?.released ?? 0) >= end)) return;
+      this.held.shift();
+      this.o.release(next.raw);
+    }
+  }
+}

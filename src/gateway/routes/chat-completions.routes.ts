@@ -1,0 +1,195 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { request as upstreamRequest, type Dispatcher } from 'undici';
+import { auditResponses, type AuditSinks } from '../../management/events/audit.hook';
+import type { AuthContext, ProjectAuthService } from '../../management/projects/project-auth.service';
+import { authOf, requireBearerKey } from '../../management/projects/request-auth';
+import type { DetectCategory, DetectionClient, DetectResult } from '../../shared/detection-client';
+import { AppError } from '../../shared/errors';
+import { setRiskHeaders } from '../../shared/http/risk-headers';
+import { blockedStreamTail, identityOf, readChatRequest, responseTexts, type StreamIdentity } from '../proxy/openai-chat.spec';
+import { SseParser } from '../proxy/sse';
+import { StreamGuard } from '../proxy/stream-guard';
+import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamTransportError } from '../proxy/upstream';
+
+export interface ChatRouteDeps {
+  auth: ProjectAuthService;
+  detection: DetectionClient;
+  audit: AuditSinks;
+  upstreamBaseUrl: string;
+  upstreamApiKey?: string;
+  /** Characters of context the stream scanner keeps: text is released this far behind the upstream. */
+  streamWindowChars: number;
+  upstreamTimeoutMs?: number;
+}
+
+/** Request headers passed to the upstream (the caller's Authorization — our key — never is). */
+const FORWARDED = /^(accept|accept-language|user-agent|openai-organization|openai-project|openai-beta|x-stainless-[a-z-]+|idempotency-key)$/;
+const MAX_UPSTREAM_BODY = 64 * 1024 * 1024;
+
+const outputScanned = (ctx: AuthContext) => ctx.policy.detection.policyMode !== 'I';
+const blockedTypes = (cats: readonly DetectCategory[]) => cats.filter((c) => c.action === 'block').map((c) => c.type);
+const unscannedOf = (r: DetectResult) => r.outcomes.filter((o) => o.status !== 'ok').map((o) => o.type);
+
+function securityBlock(stage: 'input' | 'output', verdict: { categories: readonly DetectCategory[]; blockReason: string }): AppError {
+  const types = blockedTypes(verdict.categories);
+  const what = types.length > 0 ? `detected ${types.join(', ')}` : verdict.blockReason || 'policy';
+  return new AppError('security_block', `The ${stage === 'input' ? 'request' : 'response'} was blocked by the security policy: ${what}`, {
+    code: stage === 'input' ? 'input_blocked' : 'output_blocked',
+  });
+}
+
+function upstreamHeaders(request: FastifyRequest, apiKey: string | undefined): Record<string, string> {
+  const out: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string' && FORWARDED.test(name)) out[name] = value;
+  }
+  if (apiKey) out.authorization = `Bearer ${apiKey}`;
+  return out;
+}
+
+/**
+ * POST /v1/chat/completions: OpenAI-compatible proxy. The request body goes upstream byte for byte
+ * (every field, not only model/messages/temperature) after input scanning; the response is scanned
+ * before anything of it is returned — whole for JSON, incrementally for SSE streams.
+ */
+export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRouteDeps): void {
+  const hooks = { onRequest: requireBearerKey(deps.auth), onResponse: auditResponses(deps.audit) };
+  app.post('/v1/chat/completions', hooks, async (request, reply) => {
+    const ctx = authOf(request);
+    const chat = readChatRequest(request.body);
+    request.audit = { model: chat.model, countTexts: chat.texts, findings: [], blocked: false };
+    const input = await deps.detection.detect({ text: chat.texts.join('\n\n'), direction: 'input', policy: ctx.policy.detection });
+    record(request, input.categories, input.blocked);
+    setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
+    if (input.blocked) throw securityBlock('input', input);
+
+    const abort = abortOnClientClose(request, reply);
+    let upstream: Dispatcher.ResponseData;
+    try {
+      upstream = await upstreamRequest(`${deps.upstreamBaseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: upstreamHeaders(request, deps.upstreamApiKey),
+        body: request.rawBody,
+        signal: abort.signal,
+        headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
+        bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
+      });
+    } catch (err) {
+      throw upstreamTransportError(err);
+    }
+    if (upstream.statusCode >= 400) {
+      throw upstreamErrorToAppError(upstream.statusCode, (await upstream.body.text()).slice(0, 65536));
+    }
+    const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+    if (!outputScanned(ctx)) {
+      reply.status(upstream.statusCode);
+      copyResponseHeaders(reply, upstream.headers);
+      return reply.send(upstream.body);
+    }
+    return isStream
+      ? relayStream({ deps, ctx, request, reply, upstream, model: chat.model ?? '', input, abort })
+      : relayJson({ deps, ctx, request, reply, upstream, input });
+  });
+}
+
+function record(request: FastifyRequest, categories: readonly DetectCategory[], blocked: boolean): void {
+  const audit = request.audit ?? {};
+  const seen = new Map((audit.findings ?? []).map((f) => [f.type, f]));
+  for (const c of categories) {
+    const prev = seen.get(c.type);
+    if (!prev || c.confidence > prev.confidence) seen.set(c.type, { type: c.type, confidence: c.confidence, action: c.action });
+  }
+  audit.findings = [...seen.values()];
+  audit.blocked = (audit.blocked ?? false) || blocked;
+  request.audit = audit;
+}
+
+interface RelayArgs {
+  deps: ChatRouteDeps;
+  ctx: AuthContext;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  upstream: Dispatcher.ResponseData;
+  input: DetectResult;
+}
+
+async function relayJson(a: RelayArgs): Promise<FastifyReply> {
+  const raw = Buffer.from(await a.upstream.body.arrayBuffer());
+  if (raw.length > MAX_UPSTREAM_BODY) throw new AppError('internal_error', 'The upstream response is too large', { code: 'upstream_too_large', status: 502 });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('internal_error', 'The upstream provider sent a response that is not JSON', { code: 'upstream_invalid', status: 502 });
+  }
+  const output = await a.deps.detection.detect({ text: responseTexts(parsed).join('\n\n'), direction: 'output', policy: a.ctx.policy.detection });
+  record(a.request, output.categories, output.blocked);
+  const categories = [...a.input.categories, ...output.categories];
+  setRiskHeaders(a.reply, { blocked: output.blocked, categories, unscanned: [...new Set([...unscannedOf(a.input), ...unscannedOf(output)])] });
+  if (output.blocked) throw securityBlock('output', output);
+  a.reply.status(a.upstream.statusCode);
+  copyResponseHeaders(a.reply, a.upstream.headers, new Set(['content-encoding']));
+  return a.reply.send(raw);
+}
+
+async function relayStream(a: RelayArgs & { model: string; abort: AbortController }): Promise<FastifyReply> {
+  const { reply } = a;
+  reply.status(a.upstream.statusCode);
+  copyResponseHeaders(reply, a.upstream.headers);
+  reply.raw.writeHead(a.upstream.statusCode, reply.getHeaders() as Record<string, string>);
+  reply.hijack();
+  const guard = new StreamGuard({
+    detection: a.deps.detection,
+    policy: a.ctx.policy.detection,
+    windowChars: a.deps.streamWindowChars,
+    release: (raw) => reply.raw.write(raw),
+  });
+  const parser = new SseParser();
+  let identity: StreamIdentity | null = null;
+  try {
+    a.upstream.body.setEncoding('utf8');
+    for await (const chunk of a.upstream.body as AsyncIterable<string>) {
+      for (const event of parser.push(chunk)) {
+        const parsed = event.data && event.data !== '[DONE]' ? safeJson(event.data) : undefined;
+        identity ??= identityOf(parsed, a.model);
+        await guard.push(event, parsed);
+        if (guard.blocked) break;
+      }
+      if (guard.blocked) break;
+    }
+    if (!guard.blocked) {
+      const rest = parser.rest();
+      if (rest) await guard.push(rest, undefined);
+      await guard.finish();
+    }
+  } catch (err) {
+    if (a.abort.signal.aborted) {
+      // The client went away: the upstream request was aborted with it; nothing more to send.
+      guard.cancel();
+      reply.raw.end();
+      return reply;
+    }
+    // Detection failed mid-stream, or the upstream broke: fail closed (nothing unscanned is released).
+    a.request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'stream relay stopped');
+    guard.blocked = true;
+    guard.blockReason ||= 'the output could not be scanned';
+  } finally {
+    guard.cancel();
+  }
+  record(a.request, guard.fired(), guard.blocked);
+  if (guard.blocked) {
+    a.upstream.body.destroy();
+    const identityOrDefault = identity ?? { id: `chatcmpl-blocked-${Date.now()}`, created: Math.floor(Date.now() / 1000), model: a.model };
+    reply.raw.write(blockedStreamTail(identityOrDefault, guard.choiceIndexes(), blockedTypes(guard.fired())));
+  }
+  reply.raw.end();
+  return reply;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

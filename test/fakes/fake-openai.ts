@@ -1,0 +1,81 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A fake OpenAI chat-completions upstream speaking the real wire format: a JSON `chat.completion`, or
+ * an SSE stream of `chat.completion.chunk` events ending with `data: [DONE]`. Tests script the
+ * answer's text and how it is split into chunks, and read back what the upstream received.
+ */
+export interface FakeOpenAI {
+  url: string;
+  received: Array<{ headers: IncomingHttpHeaders; body: Buffer }>;
+  /** The assistant's answer, as stream pieces (joined for JSON answers). */
+  pieces: string[];
+  /** Answer with this status and an OpenAI error body instead. */
+  errorStatus: number | null;
+  /** Milliseconds between stream events. */
+  chunkDelayMs: number;
+  /** Set when the client of the fake went away before the answer ended. */
+  aborted: number;
+  close(): Promise<void>;
+}
+
+const ID = 'chatcmpl-fake123';
+
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, chunkDelayMs: 1, aborted: 0 } as unknown as FakeOpenAI;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      fake.received.push({ headers: req.headers, body });
+      if (fake.errorStatus) {
+        res.writeHead(fake.errorStatus, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
+        return;
+      }
+      const parsed = JSON.parse(body.toString('utf8')) as { model: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
+      const created = 1_763_800_000;
+      if (!parsed.stream) {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_fake' });
+        res.end(
+          JSON.stringify({
+            id: ID, object: 'chat.completion', created, model: parsed.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: fake.pieces.join(''), refusal: null }, logprobs: null, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+          }),
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_fake_stream' });
+      const base = { id: ID, object: 'chat.completion.chunk', created, model: parsed.model, system_fingerprint: 'fp_fake' };
+      const events = [
+        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] },
+        ...fake.pieces.map((p) => ({ ...base, choices: [{ index: 0, delta: { content: p }, logprobs: null, finish_reason: null }] })),
+        { ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] },
+        ...(parsed.stream_options?.include_usage ? [{ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }] : []),
+      ].map((e) => `data: ${JSON.stringify(e)}\n\n`);
+      events.push('data: [DONE]\n\n');
+      let i = 0;
+      res.on('close', () => {
+        if (i < events.length) fake.aborted += 1;
+      });
+      const tick = () => {
+        if (res.destroyed) return;
+        if (i >= events.length) return void res.end();
+        res.write(events[i++]);
+        setTimeout(tick, fake.chunkDelayMs);
+      };
+      tick();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  fake.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
+  return fake;
+}
