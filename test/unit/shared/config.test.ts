@@ -70,3 +70,59 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('loadConfig: classifier backend variables', () => {
+  it('applies the documented defaults', () => {
+    expect(loadConfig({})).toMatchObject({
+      OPENAI_MODERATION_URL: 'https://api.openai.com/v1',
+      OPENAI_MODERATION_MODEL: 'omni-moderation-latest',
+      HTTP_CLASSIFIER_PATH: '/predict',
+      HTTP_CLASSIFIER_LABELS: 'MALICIOUS=prompt_attack,INJECTION=prompt_attack,JAILBREAK=jailbreak',
+      HTTP_CLASSIFIER_MAX_CHARS: 1200,
+      LLM_JUDGE_FORMAT: 'json_object',
+      CLASSIFIER_TIMEOUT_MS: 800,
+      CLASSIFIER_MAX_CONCURRENCY: 16,
+      CLASSIFIER_MAX_QUEUE: 64,
+      CLASSIFIER_CACHE_SIZE: 5000,
+      CLASSIFIER_CACHE_TTL_MS: 600_000,
+      CLASSIFIER_BREAKER_FAILURES: 5,
+      CLASSIFIER_BREAKER_COOLDOWN_MS: 30_000,
+    });
+    const c = loadConfig({ CLASSIFIER_BACKENDS: '', HTTP_CLASSIFIER_URL: '', LLM_JUDGE_URL: '', LLM_JUDGE_MODEL: '' });
+    expect(c.CLASSIFIER_BACKENDS).toBeUndefined();
+    expect(c.HTTP_CLASSIFIER_URL).toBeUndefined();
+    expect(c.LLM_JUDGE_URL).toBeUndefined();
+    expect(c.LLM_JUDGE_MODEL).toBeUndefined();
+  });
+
+  it('parses given values (0 disables the cache and the queue)', () => {
+    const c = loadConfig({
+      HTTP_CLASSIFIER_URL: 'http://tei:8080/',
+      LLM_JUDGE_FORMAT: 'llama_guard',
+      CLASSIFIER_CACHE_SIZE: '0',
+      CLASSIFIER_MAX_QUEUE: '0',
+      CLASSIFIER_TIMEOUT_MS: '250',
+    });
+    expect(c).toMatchObject({ HTTP_CLASSIFIER_URL: 'http://tei:8080', LLM_JUDGE_FORMAT: 'llama_guard', CLASSIFIER_CACHE_SIZE: 0, CLASSIFIER_MAX_QUEUE: 0, CLASSIFIER_TIMEOUT_MS: 250 });
+  });
+
+  it.each([
+    [{ CLASSIFIER_TIMEOUT_MS: '0' }, /CLASSIFIER_TIMEOUT_MS: CLASSIFIER_TIMEOUT_MS must be at least 1/],
+    [{ CLASSIFIER_TIMEOUT_MS: 'fast' }, /CLASSIFIER_TIMEOUT_MS must be a number/],
+    [{ CLASSIFIER_MAX_CONCURRENCY: '2.5' }, /CLASSIFIER_MAX_CONCURRENCY must be an integer/],
+    [{ CLASSIFIER_MAX_QUEUE: '-1' }, /CLASSIFIER_MAX_QUEUE must be between 0 and 100000/],
+    [{ CLASSIFIER_CACHE_SIZE: '-5' }, /CLASSIFIER_CACHE_SIZE must be between 0/],
+    [{ CLASSIFIER_CACHE_TTL_MS: '0' }, /CLASSIFIER_CACHE_TTL_MS/],
+    [{ CLASSIFIER_BREAKER_FAILURES: '0' }, /CLASSIFIER_BREAKER_FAILURES must be at least 1/],
+    [{ CLASSIFIER_BREAKER_COOLDOWN_MS: 'soon' }, /CLASSIFIER_BREAKER_COOLDOWN_MS must be a number/],
+    [{ OPENAI_MODERATION_URL: 'api.openai.com' }, /OPENAI_MODERATION_URL/],
+    [{ HTTP_CLASSIFIER_URL: 'ftp://tei' }, /HTTP_CLASSIFIER_URL must start with http/],
+    [{ HTTP_CLASSIFIER_PATH: 'predict' }, /HTTP_CLASSIFIER_PATH must be a path such as \/predict/],
+    [{ HTTP_CLASSIFIER_MAX_CHARS: '0' }, /HTTP_CLASSIFIER_MAX_CHARS must be at least 1/],
+    [{ LLM_JUDGE_URL: 'localhost:11434' }, /LLM_JUDGE_URL/],
+    [{ LLM_JUDGE_FORMAT: 'xml' }, /LLM_JUDGE_FORMAT must be json_object, json or llama_guard/],
+  ])('rejects %j with a message naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

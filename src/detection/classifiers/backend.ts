@@ -1,0 +1,41 @@
+import type { DetectorType } from '../../shared/detector-catalog';
+
+/**
+ * The classifier types of the spec: detected by models rather than signatures.
+ */
+export const CLASSIFIER_TYPES = [
+  'prompt_attack',
+  'jailbreak',
+  'moderated_content/harassment',
+  'moderated_content/harassment_threatening',
+  'moderated_content/hate',
+  'moderated_content/hate_threatening',
+  'moderated_content/sexual',
+  'moderated_content/sexual_minors',
+  'moderated_content/violence',
+  'moderated_content/violence_graphic',
+  'moderated_content/self_harm',
+  'moderated_content/self_harm_intent',
+  'moderated_content/self_harm_instructions',
+  'moderated_content/illicit',
+  'moderated_content/illicit_violent',
+] as const satisfies readonly DetectorType[];
+
+export type ClassifierType = (typeof CLASSIFIER_TYPES)[number];
+
+/** Scores 0..1 per type this backend covers; a type it does not cover is absent. */
+export type ClassifierScores = Partial<Record<ClassifierType, number>>;
+
+/**
+ * One model backend (builtin, openai-moderation, http-classifier, llm-judge). `classify` scores ONE
+ * window of text (the caller splits long inputs into windows). It throws on any failure (timeout,
+ * transport error, malformed answer): the engine turns a throw into an `error` outcome for the
+ * detectors that depend on it and applies the request's fail mode (open → unscanned, closed → block).
+ */
+export interface ClassifierBackend {
+  /** e.g. "builtin", "openai-moderation". */
+  readonly name: string;
+  /** The types this backend can score. */
+  readonly types: readonly ClassifierType[];
+  classify(text: string, signal: AbortSignal): Promise<ClassifierScores>;
+}
