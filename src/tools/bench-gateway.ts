@@ -1,0 +1,239 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Agent, request } from 'undici';
+
+/**
+ * The traffic-path benchmark (npm run bench:gateway): the same calls made directly to a fast fake
+ * upstream and through the gateway / sensor, in one run on this machine, so the numbers are ratios
+ * against a baseline measured alongside. Every process is separate: the fake upstream, the gateway
+ * (`node dist/main.js all`, embedded database, default settings, every signature detector enabled on
+ * input and output with action log), and this driver.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+
+interface AutocannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+
+const ROOT = resolve(__dirname, '..', '..');
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1500);
+const LOAD_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 512);
+
+function start(cmd: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, cmd, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`${cmd.join(' ')} did not start: ${out}`)), 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(ready);
+      if (m) {
+        clearTimeout(timer);
+        res({ child, match: m });
+      }
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => rej(new Error(`${cmd.join(' ')} exited ${code}: ${out}`)));
+  });
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const r2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Sequential requests (concurrency 1), precise latencies. */
+async function sequential(url: string, headers: Record<string, string>, body: string, n: number): Promise<{ p50: number; p99: number }> {
+  const agent = new Agent({ connections: 1 });
+  const times: number[] = [];
+  for (let i = 0; i < n + 100; i++) {
+    const t0 = process.hrtime.bigint();
+    const res = await request(url, { method: 'POST', headers, body, dispatcher: agent });
+    await res.body.arrayBuffer();
+    if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
+    if (i >= 100) times.push(Number(process.hrtime.bigint() - t0) / 1e6); // the first 100 warm up
+  }
+  await agent.close();
+  times.sort((a, b) => a - b);
+  return { p50: r2(quantile(times, 0.5)), p99: r2(quantile(times, 0.99)) };
+}
+
+async function load(url: string, headers: Record<string, string>, body: string): Promise<AutocannonResult> {
+  return autocannon({ url, method: 'POST', headers, body, connections: LOAD_CONNECTIONS, duration: DURATION_S });
+}
+
+/** Time to the first body byte of a streamed answer, sequentially. */
+async function ttfb(url: string, headers: Record<string, string>, body: string, n: number): Promise<{ p50: number; p99: number }> {
+  const agent = new Agent({ connections: 1 });
+  const times: number[] = [];
+  for (let i = 0; i < n + 50; i++) {
+    const t0 = process.hrtime.bigint();
+    const res = await request(url, { method: 'POST', headers, body, dispatcher: agent });
+    for await (const _ of res.body) {
+      if (i >= 50) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      break;
+    }
+    await res.body.dump();
+  }
+  await agent.close();
+  times.sort((a, b) => a - b);
+  return { p50: r2(quantile(times, 0.5)), p99: r2(quantile(times, 0.99)) };
+}
+
+/** N streams at once through the sensor; each must complete; reports the slowest. */
+async function concurrentStreams(url: string, headers: Record<string, string>, body: string, n: number) {
+  const agent = new Agent({ connections: n + 8, pipelining: 1 });
+  const t0 = Date.now();
+  const durations = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const s = Date.now();
+      const res = await request(url, { method: 'POST', headers, body, dispatcher: agent });
+      const text = await res.body.text();
+      if (res.statusCode !== 200 || !text.includes('message_stop')) throw new Error(`stream failed: ${res.statusCode}`);
+      return Date.now() - s;
+    }),
+  );
+  await agent.close();
+  durations.sort((a, b) => a - b);
+  return { n, wallMs: Date.now() - t0, p50Ms: quantile(durations, 0.5), maxMs: durations[durations.length - 1]! };
+}
+
+function prompt1k(): string {
+  const base = 'Please review the following function and suggest improvements to its error handling and naming. ';
+  return (base.repeat(11) + 'Thanks.').slice(0, 1024);
+}
+
+async function main(): Promise<void> {
+  const procs: ChildProcess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  try {
+    const up = await start(['dist/tools/bench-upstream.js'], {}, /PORT (\d+)/);
+    procs.push(up.child);
+    const slowUp = await start(['dist/tools/bench-upstream.js'], { STREAM_EVENTS: '50', STREAM_GAP_MS: '20' }, /PORT (\d+)/);
+    procs.push(slowUp.child);
+    const upstream = `http://127.0.0.1:${up.match[1]}`;
+    const key = `svc_sk_${randomBytes(24).toString('hex').slice(0, 40)}`;
+    const gwEnv = {
+      PORT: '0', SENSOR_PORT: '0', DETECTION_ADDRESS: '127.0.0.1:0', DATA_DIR: dataDir, BOOTSTRAP_API_KEY: key,
+      OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    };
+    const gw = await start(['dist/main.js', 'all'], gwEnv, /Ready: gateway (\S+), sensor (\S+), detection grpc:\/\/(\S+)/);
+    procs.push(gw.child);
+    const [gateway, sensor] = [gw.match[1]!, gw.match[2]!];
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const enabled = await enableSignatureDetectors(gateway, auth);
+
+    const chatBody = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt1k() }], temperature: 0.2 });
+    const direct = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
+    const seqDirect = await sequential(`${upstream}/v1/chat/completions`, direct, chatBody, SEQUENTIAL);
+    const seqGateway = await sequential(`${gateway}/v1/chat/completions`, auth, chatBody, SEQUENTIAL);
+    const detectBody = JSON.stringify({ content: prompt1k(), direction: 'input' });
+    const seqDetect = await sequential(`${gateway}/v1/detect`, auth, detectBody, SEQUENTIAL);
+    const loadDirect = await load(`${upstream}/v1/chat/completions`, direct, chatBody);
+    const loadGateway = await load(`${gateway}/v1/chat/completions`, auth, chatBody);
+
+    const msgBody = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: prompt1k() }] });
+    const anth = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' };
+    const ttfbDirect = await ttfb(`${upstream}/v1/messages`, anth, msgBody, 500);
+    const ttfbSensor = await ttfb(`${sensor}/v1/messages`, { ...anth, 'x-svc-key': key }, msgBody, 500);
+
+    // Many long streams at once, through a sensor whose upstream streams for about a second each.
+    // The slow upstream gets its own sensor process (its own embedded database: PGlite is one process
+    // per directory), using the first process's detection service.
+    const dataDir2 = mkdtempSync(join(tmpdir(), 'gw-bench2-'));
+    const gw2 = await start(
+      ['dist/main.js', 'sensor'],
+      { ...gwEnv, DATA_DIR: dataDir2, ANTHROPIC_BASE_URL: `http://127.0.0.1:${slowUp.match[1]}`, DETECTION_ADDRESS: gw.match[3]! },
+      /Ready: sensor (\S+)/,
+    );
+    procs.push(gw2.child);
+    const streams = await concurrentStreams(`${gw2.match[1]}/v1/messages`, { ...anth, 'x-svc-key': key }, msgBody, STREAMS);
+    gw2.child.kill('SIGTERM');
+    setTimeout(() => rmSync(dataDir2, { recursive: true, force: true }), 1000).unref();
+
+    const report = renderReport({ enabled, seqDirect, seqGateway, seqDetect, loadDirect, loadGateway, ttfbDirect, ttfbSensor, streams });
+    process.stdout.write(report);
+    writeSection(report);
+  } finally {
+    for (const p of procs.reverse()) p.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function enableSignatureDetectors(gateway: string, auth: Record<string, string>): Promise<string[]> {
+  const types = ((await (await fetch(`${gateway}/v1/policies/detector_types/`, { headers: auth })).json()) as { detector_types: Array<{ value: string; category: string }> }).detector_types;
+  const signature = types.filter((t) => !['prompt_defense', 'content_moderation'].includes(t.category)).map((t) => t.value);
+  const entries = signature.map((detector_type) => ({ detector_type, threshold: 'L2', action: 'log' }));
+  const policies = (await (await fetch(`${gateway}/v1/policies/?is_default=true`, { headers: auth })).json()) as { results: Array<{ id: string }> };
+  const res = await fetch(`${gateway}/v1/policies/${policies.results[0]!.id}/`, {
+    method: 'PATCH',
+    headers: auth,
+    body: JSON.stringify({ input_detectors: entries, output_detectors: entries }),
+  });
+  if (!res.ok) throw new Error(`could not configure the policy: ${await res.text()}`);
+  return signature;
+}
+
+interface ReportInput {
+  enabled: string[];
+  seqDirect: { p50: number; p99: number };
+  seqGateway: { p50: number; p99: number };
+  seqDetect: { p50: number; p99: number };
+  loadDirect: AutocannonResult;
+  loadGateway: AutocannonResult;
+  ttfbDirect: { p50: number; p99: number };
+  ttfbSensor: { p50: number; p99: number };
+  streams: { n: number; wallMs: number; p50Ms: number; maxMs: number };
+}
+
+function renderReport(r: ReportInput): string {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const ratio = r.loadGateway.requests.average / Math.max(1, r.loadDirect.requests.average);
+  const lines = [
+    `## Traffic path (npm run bench:gateway)`,
+    ``,
+    `${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · Node ${process.version} · embedded database · LOG_LEVEL ${process.env.BENCH_LOG_LEVEL ?? 'info'}.`,
+    `Policy: ${r.enabled.length} signature detectors on input and output (${r.enabled.join(', ')}), action log; 1 KB prompt; the gRPC hop and audit writing included.`,
+    ``,
+    `| measurement | direct to upstream | through us | added |`,
+    `|---|---|---|---|`,
+    `| chat completions, concurrency 1, p50 (ms) | ${r.seqDirect.p50} | ${r.seqGateway.p50} | ${r2(r.seqGateway.p50 - r.seqDirect.p50)} |`,
+    `| chat completions, concurrency 1, p99 (ms) | ${r.seqDirect.p99} | ${r.seqGateway.p99} | ${r2(r.seqGateway.p99 - r.seqDirect.p99)} |`,
+    `| chat completions, ${LOAD_CONNECTIONS} connections, req/s | ${Math.round(r.loadDirect.requests.average)} | ${Math.round(r.loadGateway.requests.average)} | ratio ${r2(ratio)} |`,
+    `| chat completions, ${LOAD_CONNECTIONS} connections, p99 (ms) | ${r.loadDirect.latency.p99} | ${r.loadGateway.latency.p99} | |`,
+    `| /v1/detect alone, concurrency 1, p50 / p99 (ms) | | ${r.seqDetect.p50} / ${r.seqDetect.p99} | |`,
+    `| sensor stream, time to first byte p50 (ms) | ${r.ttfbDirect.p50} | ${r.ttfbSensor.p50} | ${r2(r.ttfbSensor.p50 - r.ttfbDirect.p50)} |`,
+    `| sensor stream, time to first byte p99 (ms) | ${r.ttfbDirect.p99} | ${r.ttfbSensor.p99} | ${r2(r.ttfbSensor.p99 - r.ttfbDirect.p99)} |`,
+    `| ${r.streams.n} concurrent sensor streams (50 events, 20 ms apart: 1 s each) | | all completed; p50 ${r.streams.p50Ms} ms, slowest ${r.streams.maxMs} ms, wall ${r.streams.wallMs} ms | |`,
+    ``,
+    `Errors: direct ${r.loadDirect.errors + r.loadDirect.non2xx}, through us ${r.loadGateway.errors + r.loadGateway.non2xx}.`,
+    ``,
+  ];
+  return lines.join('\n');
+}
+
+/** Replaces the "Traffic path" section of bench/RESULTS.md (other sections are other benchmarks'). */
+function writeSection(section: string): void {
+  const file = join(ROOT, 'bench', 'RESULTS.md');
+  let current = '';
+  try {
+    current = readFileSync(file, 'utf8');
+  } catch {
+    current = '# Benchmark results\n\n';
+  }
+  const re = /## Traffic path \(npm run bench:gateway\)[\s\S]*?(?=\n## |$)/;
+  writeFileSync(file, re.test(current) ? current.replace(re, section.trimEnd() + '\n') : `${current.trimEnd()}\n\n${section}`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});
