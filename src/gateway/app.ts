@@ -41,6 +41,6 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
     streamWindowChars: deps.upstream.streamWindowChars,
   });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events });
-  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, logger: deps.logger });
+  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, logger: deps.logger });
   return app;
 }

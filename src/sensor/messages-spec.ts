@@ -3,20 +3,33 @@ import { AppError } from '../shared/errors';
 /**
  * The messages wire API (what coding assistants send): which parts of a request carry text that must
  * be scanned. Everything a model reads is covered: the system prompt (string or blocks), every
- * message's string content, text blocks, tool_use inputs, tool_result contents (file contents and
- * command output travel there), and document blocks with a text source.
+ * message's string content, text blocks, tool_use / server_tool_use / mcp_tool_use inputs, tool_result
+ * and mcp_tool_result contents (file contents and command output travel there), document blocks with a
+ * text or content source, search_result blocks, thinking blocks, the tool definitions (name,
+ * description, input_schema) and a structured-output schema. Block types this file does not know are
+ * scanned field by field (every string they hold, at any depth) rather than skipped; only binary or
+ * encrypted payloads (image sources, redacted thinking, signatures, encrypted contents) are left out.
  */
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Nesting followed block by block; anything deeper is scanned as its JSON text (never skipped). */
+const MAX_DEPTH = 8;
+/** Keys of unknown blocks that carry identifiers, binary or encrypted data rather than text a model reads. */
+const OPAQUE_KEYS = new Set(['type', 'id', 'tool_use_id', 'signature', 'encrypted_content', 'encrypted_index', 'cache_control', 'media_type']);
+
+const str = (v: Json | undefined, out: string[]) => {
+  if (typeof v === 'string' && v.length > 0) out.push(v);
+};
+const json = (v: Json | undefined, out: string[]) => {
+  if (v !== undefined && v !== null) out.push(JSON.stringify(v));
+};
+
 function blockTexts(block: Json, out: string[], depth = 0): void {
-  if (depth > 8) return;
-  if (typeof block === 'string') {
-    out.push(block);
-    return;
-  }
+  if (depth > MAX_DEPTH) return json(block, out);
+  if (typeof block === 'string') return str(block, out);
   if (Array.isArray(block)) {
     for (const b of block) blockTexts(b, out, depth + 1);
     return;
@@ -24,29 +37,51 @@ function blockTexts(block: Json, out: string[], depth = 0): void {
   if (!isObject(block)) return;
   switch (block.type) {
     case 'text':
-      if (typeof block.text === 'string') out.push(block.text);
-      return;
+      return str(block.text, out);
     case 'tool_use':
     case 'server_tool_use':
-      if (typeof block.name === 'string') out.push(block.name);
-      if (block.input !== undefined) out.push(JSON.stringify(block.input));
-      return;
+    case 'mcp_tool_use':
+      str(block.name, out);
+      return json(block.input, out);
     case 'tool_result':
+    case 'mcp_tool_result':
     case 'web_search_tool_result':
       if (block.content !== undefined) blockTexts(block.content, out, depth + 1);
       return;
     case 'document':
-      if (isObject(block.source) && block.source.type === 'text' && typeof block.source.data === 'string') out.push(block.source.data);
+      if (isObject(block.source) && block.source.type === 'text') str(block.source.data, out);
       if (isObject(block.source) && block.source.type === 'content') blockTexts(block.source.content ?? null, out, depth + 1);
-      if (typeof block.context === 'string') out.push(block.context);
-      if (typeof block.title === 'string') out.push(block.title);
+      str(block.context, out);
+      return str(block.title, out);
+    case 'search_result':
+      str(block.title, out);
+      str(block.source, out);
+      if (block.content !== undefined) blockTexts(block.content, out, depth + 1);
       return;
     case 'thinking':
-      if (typeof block.thinking === 'string') out.push(block.thinking);
-      return;
+      return str(block.thinking, out);
+    case 'image':
+    case 'redacted_thinking':
+      return; // binary (base64 or a URL) or encrypted: nothing a text detector can read
     default:
-      // Unknown block types: scan any string fields they carry rather than skipping them.
-      for (const [k, v] of Object.entries(block)) if (k !== 'type' && typeof v === 'string' && k !== 'id') out.push(v);
+      // Unknown block types (and untyped objects inside them): every string they hold, at any depth.
+      for (const [k, v] of Object.entries(block)) {
+        if (OPAQUE_KEYS.has(k)) continue;
+        if (typeof v === 'string') str(v, out);
+        else blockTexts(v, out, depth + 1);
+      }
+  }
+}
+
+/** Tool definitions are read by the model: name, description and input schema (descriptions live inside it). */
+function toolTexts(tools: Json | undefined, out: string[]): void {
+  if (!Array.isArray(tools)) return;
+  for (const t of tools) {
+    if (!isObject(t)) continue;
+    str(t.name, out);
+    str(t.description, out);
+    json(t.input_schema, out);
+    json(t.input_examples, out);
   }
 }
 
@@ -70,5 +105,9 @@ export function readMessagesRequest(body: unknown): MessagesRequestSummary {
     }
     blockTexts(message.content, texts);
   });
+  toolTexts(body.tools, texts);
+  // Structured output: the JSON schema (with its descriptions) the model is asked to follow.
+  if (isObject(body.output_config) && isObject(body.output_config.format)) json(body.output_config.format.schema, texts);
+  if (isObject(body.output_format)) json(body.output_format.schema, texts);
   return { model: typeof body.model === 'string' ? body.model : null, stream: body.stream === true, texts };
 }

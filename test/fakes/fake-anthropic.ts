@@ -21,8 +21,41 @@ export interface FakeAnthropic {
   mode: 'ok' | 'unauthorized';
   /** Delay before answering, to hold requests in flight. */
   delayMs: number;
+  /** The assistant's text, in JSON answers and (split after spaces) in streams. */
+  text: string;
+  /**
+   * Headers the upstream insists on, compared byte for byte with the raw header values received (name
+   * case-insensitive, exactly one occurrence). A mismatch is answered 400 and recorded in headerErrors.
+   */
+  expectHeaders: Record<string, string> | null;
+  /** Headers that must not arrive at all (e.g. x-svc-key); same handling as expectHeaders. */
+  forbidHeaders: string[];
+  /** Every header check that failed, in order (empty when all passed). */
+  headerErrors: string[];
   close(): Promise<void>;
 }
+
+/** Every raw value of a header (rawHeaders keeps the bytes the client sent, name case as received). */
+export function rawHeaderValues(rawHeaders: readonly string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name.toLowerCase()) out.push(rawHeaders[i + 1]!);
+  return out;
+}
+
+function checkHeaders(fake: Pick<FakeAnthropic, 'expectHeaders' | 'forbidHeaders'>, rawHeaders: readonly string[]): string[] {
+  const errors: string[] = [];
+  for (const [name, value] of Object.entries(fake.expectHeaders ?? {})) {
+    const got = rawHeaderValues(rawHeaders, name);
+    if (got.length !== 1 || got[0] !== value) errors.push(`${name}: expected exactly ${JSON.stringify(value)}, got ${JSON.stringify(got)}`);
+  }
+  for (const name of fake.forbidHeaders) {
+    if (rawHeaderValues(rawHeaders, name).length > 0) errors.push(`${name}: must not be sent`);
+  }
+  return errors;
+}
+
+/** The body of the fake's 401 (as the real API sends it). */
+export const UNAUTHORIZED_BODY = { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } as const;
 
 const MESSAGE = {
   id: 'msg_01FakeUpstream',
@@ -53,7 +86,15 @@ export function streamEvents(text = 'Hello from the fake upstream.'): string[] {
 }
 
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
-  const fake: Omit<FakeAnthropic, 'url' | 'close'> = { received: [], mode: 'ok', delayMs: 0 };
+  const fake: Omit<FakeAnthropic, 'url' | 'close'> = {
+    received: [],
+    mode: 'ok',
+    delayMs: 0,
+    text: MESSAGE.content[0]!.text,
+    expectHeaders: null,
+    forbidHeaders: [],
+    headerErrors: [],
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -61,15 +102,22 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const respond = () => {
       const body = Buffer.concat(chunks);
       fake.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body });
+      const headerErrors = checkHeaders(fake, req.rawHeaders);
+      if (headerErrors.length > 0) {
+        fake.headerErrors.push(...headerErrors);
+        res.writeHead(400, { 'content-type': 'application/json', 'request-id': 'req_fake_400' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: `fake upstream: ${headerErrors.join('; ')}` } }));
+        return;
+      }
       if (fake.mode === 'unauthorized') {
         res.writeHead(401, { 'content-type': 'application/json', 'request-id': 'req_fake_401' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
+        res.end(JSON.stringify(UNAUTHORIZED_BODY));
         return;
       }
       const parsed = JSON.parse(body.toString('utf8')) as { stream?: boolean };
       if (parsed.stream) {
         res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_fake_stream' });
-        const events = streamEvents();
+        const events = streamEvents(fake.text);
         let i = 0;
         const tick = () => {
           if (i >= events.length) return res.end();
@@ -80,7 +128,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake_json', 'anthropic-organization-id': 'org-fake' });
-      res.end(JSON.stringify(MESSAGE));
+      res.end(JSON.stringify({ ...MESSAGE, content: [{ type: 'text', text: fake.text }] }));
     };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

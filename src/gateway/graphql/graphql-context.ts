@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { EventService } from '../../management/events/event.service';
 import type { PolicyService } from '../../management/policies/policy.service';
 import type { AuthContext, ProjectAuthService } from '../../management/projects/project-auth.service';
 import type { Caller, ProjectService } from '../../management/projects/project.service';
@@ -11,6 +12,7 @@ export interface GraphqlServices {
   auth: ProjectAuthService;
   policies: PolicyService;
   projects: ProjectService;
+  events: EventService;
 }
 
 /** What every resolver receives: the authenticated caller, the services, and per-request loaders. */

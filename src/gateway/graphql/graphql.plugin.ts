@@ -5,6 +5,7 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { requireBearerKey } from '../../management/projects/request-auth';
 import type { Logger } from '../../shared/logger';
+import { eventResolvers } from './event.resolvers';
 import { buildContext, type GraphqlContext, type GraphqlServices } from './graphql-context';
 import { errorLoggingPlugin, formatGraphqlError } from './graphql-errors';
 import { policyResolvers } from './policy.resolvers';
@@ -47,7 +48,7 @@ function buildApollo(deps: GraphqlDeps): ApolloServer<GraphqlContext> {
     blockFieldSuggestion: { enabled: true },
   }).protect();
   // Resolvers are typed on their own arguments; graphql-tools' map type is looser by design.
-  const resolvers = [policyResolvers, projectResolvers] as unknown as ApolloServerOptions<GraphqlContext>['resolvers'];
+  const resolvers = [policyResolvers, projectResolvers, eventResolvers] as unknown as ApolloServerOptions<GraphqlContext>['resolvers'];
   return new ApolloServer<GraphqlContext>({
     typeDefs: loadTypeDefs(),
     resolvers,
@@ -81,7 +82,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
   app.addHook('onClose', async () => {
     await apollo.stop();
   });
-  const services: GraphqlServices = { auth: deps.auth, policies: deps.policies, projects: deps.projects };
+  const services: GraphqlServices = { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events };
   app.route({
     method: ['GET', 'POST'],
     url: GRAPHQL_PATH,

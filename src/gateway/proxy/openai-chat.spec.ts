@@ -25,13 +25,38 @@ function contentTexts(content: Json | undefined, out: string[]): void {
   }
 }
 
-function toolCallTexts(calls: Json | undefined, out: string[]): void {
+/**
+ * Tool-call arguments are a JSON document in a string: scanned as sent and, when they use JSON escapes
+ * (`\u0041`, `\n`, ...), also decoded, because the tool (and the model) read the decoded text. Stream
+ * fragments are partial documents and are scanned as sent (`decode` false).
+ */
+function argumentTexts(args: Json | undefined, out: string[], decode: boolean): void {
+  if (typeof args !== 'string' || args.length === 0) return;
+  out.push(args);
+  if (!decode || !args.includes('\\')) return;
+  try {
+    const decoded = JSON.stringify(JSON.parse(args));
+    if (decoded !== args) out.push(decoded);
+  } catch {
+    // Not JSON: the text as sent is all there is.
+  }
+}
+
+function toolCallTexts(calls: Json | undefined, out: string[], decode = true): void {
   if (!Array.isArray(calls)) return;
   for (const c of calls) {
     if (!isObj(c) || !isObj(c.function)) continue;
     str(c.function.name, out);
-    str(c.function.arguments, out);
+    argumentTexts(c.function.arguments, out, decode);
   }
+}
+
+/** A function definition (tools[].function or legacy functions[]): the model reads its name, description and parameter schema. */
+function functionDefinitionTexts(f: Json | undefined, out: string[]): void {
+  if (!isObj(f)) return;
+  str(f.name, out);
+  str(f.description, out);
+  if (f.parameters !== undefined) out.push(JSON.stringify(f.parameters));
 }
 
 export interface ChatRequestSummary {
@@ -55,20 +80,17 @@ export function readChatRequest(body: unknown): ChatRequestSummary {
     if (!isObj(m) || typeof m.role !== 'string') {
       throw new AppError('invalid_request', `messages.${i}: must be an object with a string role`, { code: 'invalid_request' });
     }
+    str(m.name, texts);
     contentTexts(m.content, texts);
     str(m.refusal, texts);
     toolCallTexts(m.tool_calls, texts);
-    if (isObj(m.function_call)) str(m.function_call.arguments, texts);
+    if (isObj(m.function_call)) argumentTexts(m.function_call.arguments, texts, true);
   });
-  for (const t of Array.isArray(body.tools) ? body.tools : []) {
-    if (isObj(t) && isObj(t.function)) {
-      str(t.function.description, texts);
-      if (t.function.parameters !== undefined) texts.push(JSON.stringify(t.function.parameters));
-    }
-  }
-  for (const f of Array.isArray(body.functions) ? body.functions : []) if (isObj(f)) str(f.description, texts);
+  for (const t of Array.isArray(body.tools) ? body.tools : []) if (isObj(t)) functionDefinitionTexts(t.function, texts);
+  for (const f of Array.isArray(body.functions) ? body.functions : []) functionDefinitionTexts(f, texts);
   if (isObj(body.prediction)) contentTexts(body.prediction.content, texts);
   if (isObj(body.response_format) && isObj(body.response_format.json_schema)) {
+    str(body.response_format.json_schema.name, texts);
     str(body.response_format.json_schema.description, texts);
     if (body.response_format.json_schema.schema !== undefined) texts.push(JSON.stringify(body.response_format.json_schema.schema));
   }
@@ -85,7 +107,7 @@ export function responseTexts(response: unknown): string[] {
     contentTexts(m.content, texts);
     str(m.refusal, texts);
     toolCallTexts(m.tool_calls, texts);
-    if (isObj(m.function_call)) str(m.function_call.arguments, texts);
+    if (isObj(m.function_call)) argumentTexts(m.function_call.arguments, texts, true);
     if (isObj(m.audio)) str(m.audio.transcript, texts);
   }
   return texts;
@@ -101,7 +123,7 @@ export function chunkTexts(chunk: unknown): Array<{ choice: number; text: string
     const pieces: string[] = [];
     contentTexts(c.delta.content, pieces);
     str(c.delta.refusal, pieces);
-    toolCallTexts(c.delta.tool_calls, pieces);
+    toolCallTexts(c.delta.tool_calls, pieces, false);
     if (isObj(c.delta.function_call)) str(c.delta.function_call.arguments, pieces);
     if (isObj(c.delta.audio)) str(c.delta.audio.transcript, pieces);
     for (const text of pieces) out.push({ choice, text });
