@@ -100,3 +100,34 @@ function mergeCategory(categories: Map<string, DetectCategory>, next: DetectCate
   current.confidence = Math.max(current.confidence, next.confidence);
   if (SEVERITY[next.action] > SEVERITY[current.action]) current.action = next.action;
 }
+
+/**
+ * One finding per stretch of text: findings (of one rule, already in original-text offsets) whose spans
+ * overlap are merged into their union with the highest confidence. The same match seen in two views
+ * (the normalized text and its canonical form, say) thereby counts once. Result in text order, at most
+ * `max` (the most confident ones are kept).
+ */
+export function mergeFindings(findings: DetectorFinding[], max = MAX_FINDINGS_PER_DETECTOR): DetectorFinding[] {
+  if (findings.length === 0) return findings;
+  const sorted = [...findings].sort((a, b) => a.start - b.start || a.end - b.end);
+  const merged: DetectorFinding[] = [];
+  let current = { ...(sorted[0] as DetectorFinding) };
+  for (let i = 1; i < sorted.length; i++) {
+    const f = sorted[i] as DetectorFinding;
+    if (f.start < current.end || f.start === current.start) {
+      current.end = Math.max(current.end, f.end);
+      current.confidence = Math.max(current.confidence, f.confidence);
+    } else {
+      merged.push(current);
+      current = { ...f };
+    }
+  }
+  merged.push(current);
+  if (merged.length <= max) return merged;
+  return merged
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => b.f.confidence - a.f.confidence || a.i - b.i)
+    .slice(0, max)
+    .sort((a, b) => a.i - b.i)
+    .map(({ f }) => f);
+}

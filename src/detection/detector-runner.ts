@@ -2,27 +2,40 @@ import { performance } from 'node:perf_hooks';
 import type { Detector, DetectorFinding, DetectorInput } from './detector';
 
 /**
- * Runs one detector in isolation: its own AbortController and deadline. A throw (or a rejected promise,
- * or findings that break the contract) becomes an `error` run, a deadline overrun a `timeout` run; in
- * neither case does it affect other detectors. The fail mode is applied later, by decide.ts.
+ * Runs one detector in isolation over the views of a text. A throw (or a rejected promise, or findings
+ * that break the contract) becomes an `error` run, a deadline overrun a `timeout` run; in neither case
+ * does it affect other detectors. The fail mode is applied later, by decide.ts.
+ *
+ * The detectors of one scan start together and have the same budget, so they share one Deadline (one
+ * timer and one AbortController per scan instead of one per detector: creating AbortControllers was a
+ * fifth of the cost of scanning a 1 KB text). When it fires, every detector still working is aborted
+ * and reported as `timeout`; detectors that already finished are unaffected.
  *
  * A detector that does synchronous work cannot be interrupted. If it completes after its deadline its
  * findings are still used (a finding that exists is never thrown away: under fail-open that would let
- * it through); only work that has not completed by the deadline is a timeout.
+ * it through); only work that has not completed by the deadline is a timeout. Views are scanned in
+ * order; when the detector's own elapsed time passes the budget between two views the remaining ones
+ * are skipped and the run is a `timeout`. A failed run still carries the findings of the views scanned
+ * before the failure.
  */
 
 export interface DetectorRun {
   status: 'ok' | 'error' | 'timeout';
   message: string;
   elapsedMs: number;
-  findings: DetectorFinding[];
+  /** Findings per input, in the order of `inputs` (empty arrays for inputs not scanned). */
+  findings: DetectorFinding[][];
 }
 
 export interface RunDetectorArgs {
   detector: Detector;
-  input: DetectorInput;
+  /** The views to scan, in priority order (the first is the normalised text itself). */
+  inputs: DetectorInput[];
   timeoutMs: number;
+  /** Per input. */
   maxFindings: number;
+  /** Shared by the detectors of one scan; a private one is made (and disposed of) when omitted. */
+  deadline?: Deadline;
 }
 
 class DeadlineExceeded extends Error {
@@ -32,30 +45,58 @@ class DeadlineExceeded extends Error {
   }
 }
 
+/** One timer and one abort signal for the detectors of a scan. Dispose of it when they are done. */
+export class Deadline {
+  readonly signal: AbortSignal;
+  /** Rejects with DeadlineExceeded when the budget runs out. */
+  readonly expired: Promise<never>;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(readonly timeoutMs: number) {
+    const controller = new AbortController();
+    this.signal = controller.signal;
+    let timer: NodeJS.Timeout | undefined;
+    this.expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const reason = new DeadlineExceeded(timeoutMs);
+        controller.abort(reason);
+        reject(reason);
+      }, timeoutMs);
+    });
+    this.expired.catch(() => undefined);
+    this.timer = timer as NodeJS.Timeout;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}
+
 export async function runDetector(args: RunDetectorArgs): Promise<DetectorRun> {
-  const { detector, input, timeoutMs } = args;
-  const controller = new AbortController();
-  const started = performance.now();
+  const { detector, inputs, timeoutMs } = args;
+  const deadline = args.deadline ?? new Deadline(timeoutMs);
+  let started = performance.now();
   const elapsed = () => round(performance.now() - started);
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const reason = new DeadlineExceeded(timeoutMs);
-      controller.abort(reason);
-      reject(reason);
-    }, timeoutMs);
-  });
+  const findings: DetectorFinding[][] = inputs.map(() => []);
   try {
-    const work = Promise.resolve().then(() => detector.detect(input, controller.signal));
-    const raw = await Promise.race([work, deadline]);
-    const findings = checkFindings(raw, input.text.length);
-    return { status: 'ok', message: '', elapsedMs: elapsed(), findings: capFindings(findings, args.maxFindings) };
+    for (let i = 0; i < inputs.length; i++) {
+      const input = inputs[i] as DetectorInput;
+      if (i > 0 && performance.now() - started > timeoutMs) {
+        return { status: 'timeout', message: new DeadlineExceeded(timeoutMs).message, elapsedMs: elapsed(), findings };
+      }
+      const work = Promise.resolve().then(() => {
+        if (i === 0) started = performance.now(); // its own time, not that of detectors that ran before it
+        return detector.detect(input, deadline.signal);
+      });
+      const raw = await Promise.race([work, deadline.expired]);
+      findings[i] = capFindings(checkFindings(raw, input.text.length), args.maxFindings);
+    }
+    return { status: 'ok', message: '', elapsedMs: elapsed(), findings };
   } catch (err) {
-    if (err instanceof DeadlineExceeded) return failure('timeout', err.message, elapsed());
-    return failure('error', errorMessage(err), elapsed());
+    if (err instanceof DeadlineExceeded) return { ...failure('timeout', err.message, elapsed()), findings };
+    return { ...failure('error', errorMessage(err), elapsed()), findings };
   } finally {
-    clearTimeout(timer);
-    deadline.catch(() => undefined);
+    if (!args.deadline) deadline.dispose();
   }
 }
 

@@ -4,22 +4,27 @@ import { isDetectorType, type DetectorType } from '../shared/detector-catalog';
 import { invalidRequest } from '../shared/errors';
 import type { Action, DetectionPolicy, DetectorEntry, Direction } from '../shared/policy';
 import type { FailMode } from '../shared/proto';
-import { decide, MAX_FINDINGS_PER_DETECTOR, type FailedDetector, type RuleResult } from './decide';
-import type { DetectorFinding } from './detector';
-import { runDetector } from './detector-runner';
+import { decide, MAX_FINDINGS_PER_DETECTOR, mergeFindings, type FailedDetector, type RuleResult } from './decide';
+import type { DetectorFinding, DetectorInput } from './detector';
+import { Deadline, runDetector } from './detector-runner';
 import { anyEntryMatches, matchListSpans, RuleCache, type CompiledRules } from './match-rules';
-import { normalizeText, type NormalizedText } from './normalize';
+import { buildViews, type TextView } from './normalize';
 import { defaultRegistry, type DetectorRegistry } from './registry';
 import { findAll, type Span } from './regex-scan';
 
 /**
  * Evaluates one text against one detector configuration. Order:
  *   (a) policy_mode excludes the direction → not scanned, not blocked;
- *   (b) allow list: any entry matches → allow_listed, not blocked, nothing else runs;
+ *   (b) allow list: any entry matches the normalized text → allow_listed, not blocked, nothing else runs;
  *   (c) deny list: every match → category `deny_list`, confidence 1.0, action block;
  *   (d) the detectors configured for the direction, in parallel, each isolated and bounded;
  *   (e) custom detectors: every match → category `custom/<name>`, confidence 1.0, its action.
- * All matching runs on the normalised text; reported spans point into the original text.
+ * (c)-(e) run on every view of the text (normalize/views.ts: the normalized text, its canonical form with
+ * decoded references, folded confusables and de-obfuscated e-mails, and decoded base64 / hex blobs);
+ * reported spans point into the original text, and overlapping findings of one type are merged.
+ *
+ * `prepare` splits validation and compilation (once per configuration) from scanning (once per text):
+ * the streaming scanner prepares once and scans every window of the stream.
  */
 
 export const DEFAULT_DETECTOR_TIMEOUT_MS = 1000;
@@ -35,6 +40,31 @@ export interface EvaluateInput {
   detectorTimeoutMs?: number;
 }
 
+export type PrepareInput = Omit<EvaluateInput, 'text'>;
+
+export interface ScanOptions {
+  /**
+   * Whether the text is the whole text (default true). `exact` allow / deny entries compare the whole
+   * text, so they only match when it is; a window of a stream is not.
+   */
+  wholeText?: boolean;
+}
+
+/** What one scan found, before the verdict (decide.ts) is drawn. Spans are original-text offsets. */
+export interface RawScan {
+  allowListed: boolean;
+  results: RuleResult[];
+  failed: FailedDetector[];
+  outcomes: DetectorOutcome[];
+}
+
+export interface PreparedScan {
+  /** False when policy_mode excludes the direction (scan then finds nothing). */
+  readonly scanned: boolean;
+  readonly failMode: FailMode;
+  scan(text: string, options?: ScanOptions): Promise<RawScan>;
+}
+
 export interface EngineDeps {
   registry?: DetectorRegistry;
   ruleCache?: RuleCache;
@@ -42,12 +72,15 @@ export interface EngineDeps {
 
 export interface DetectionEngine {
   evaluate(input: EvaluateInput): Promise<DetectResult>;
+  /** Validates and compiles a configuration once, for scanning many texts (throws invalid_request). */
+  prepare(input: PrepareInput): PreparedScan;
 }
 
 export function createDetectionEngine(deps: EngineDeps = {}): DetectionEngine {
   const registry = deps.registry ?? defaultRegistry;
   const ruleCache = deps.ruleCache ?? new RuleCache();
-  return { evaluate: (input) => evaluateWith(input, registry, ruleCache) };
+  const prepare = (input: PrepareInput) => prepareWith(input, registry, ruleCache);
+  return { prepare, evaluate: (input) => evaluateWith(input, prepare) };
 }
 
 const defaultEngine = createDetectionEngine();
@@ -57,33 +90,68 @@ export function evaluate(input: EvaluateInput): Promise<DetectResult> {
   return defaultEngine.evaluate(input);
 }
 
-async function evaluateWith(input: EvaluateInput, registry: DetectorRegistry, cache: RuleCache): Promise<DetectResult> {
+async function evaluateWith(input: EvaluateInput, prepare: (i: PrepareInput) => PreparedScan): Promise<DetectResult> {
   const started = performance.now();
+  const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+  const prepared = prepare(input);
+  if (!prepared.scanned) return emptyResult({ scanned: false, elapsedMs: elapsed() });
+  const raw = await prepared.scan(input.text);
+  if (raw.allowListed) return emptyResult({ scanned: true, allowListed: true, elapsedMs: elapsed() });
+  const verdict = decide({ results: raw.results, failed: raw.failed, failMode: prepared.failMode });
+  return { ...verdict, scanned: true, allowListed: false, outcomes: raw.outcomes, elapsedMs: elapsed() };
+}
+
+function prepareWith(input: PrepareInput, registry: DetectorRegistry, cache: RuleCache): PreparedScan {
   const failMode = input.failMode ?? 'closed';
   const { config, direction } = input;
-  const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
   // The configuration is validated (and its patterns compiled) even when this direction is not scanned,
   // so a broken policy is reported on every call rather than only on some.
   assertValidEntries(config.inputDetectors, 'input');
   assertValidEntries(config.outputDetectors, 'output');
   const rules = cache.rulesFor(config.cacheKey, config);
-  if (!directionScanned(config.policyMode, direction)) return emptyResult({ scanned: false, elapsedMs: elapsed() });
-
+  const scanned = directionScanned(config.policyMode, direction);
   const entries = direction === 'input' ? config.inputDetectors : config.outputDetectors;
-  const normalized = normalizeText(input.text);
-  if (anyEntryMatches(rules.allow, normalized.text)) {
-    return emptyResult({ scanned: true, allowListed: true, elapsedMs: elapsed() });
-  }
+  const timeoutMs = detectorBudget(input.detectorTimeoutMs);
+  const context: ScanContext = { rules, entries, direction, failMode, registry, timeoutMs };
+  return {
+    scanned,
+    failMode,
+    scan: (text, options = {}) =>
+      scanned ? scanText(context, text, options.wholeText ?? true) : Promise.resolve(emptyScan(false)),
+  };
+}
+
+interface ScanContext {
+  rules: CompiledRules;
+  entries: DetectorEntry[];
+  direction: Direction;
+  failMode: FailMode;
+  registry: DetectorRegistry;
+  timeoutMs: number;
+}
+
+async function scanText(context: ScanContext, text: string, wholeText: boolean): Promise<RawScan> {
+  const { rules } = context;
+  const views = buildViews(text);
+  const primary = views[0] as TextView;
+  if (anyEntryMatches(rules.allow, primary.text, { wholeText })) return emptyScan(true);
 
   const results: RuleResult[] = [];
-  const denySpans = matchListSpans(rules.deny, normalized.text, MAX_FINDINGS_PER_DETECTOR);
-  results.push(patternRule('deny_list', 'block', denySpans, normalized));
-  const detectors = await runConfiguredDetectors({ entries, normalized, direction, failMode, registry, input });
+  const denySpans = views.flatMap((view) =>
+    mapSpans(matchListSpans(rules.deny, view.text, MAX_FINDINGS_PER_DETECTOR, { wholeText: wholeText && view.depth === 0 }), view),
+  );
+  results.push(patternRule('deny_list', 'block', denySpans));
+  const detectors = await runConfiguredDetectors(context, views);
   results.push(...detectors.results);
-  results.push(...customRules(rules, normalized));
+  for (const custom of rules.custom) {
+    const spans = views.flatMap((view) => mapSpans(findAll(custom.re, view.text, MAX_FINDINGS_PER_DETECTOR), view));
+    results.push(patternRule(custom.type, custom.action, spans));
+  }
+  return { allowListed: false, results, failed: detectors.failed, outcomes: detectors.outcomes };
+}
 
-  const verdict = decide({ results, failed: detectors.failed, failMode });
-  return { ...verdict, scanned: true, allowListed: false, outcomes: detectors.outcomes, elapsedMs: elapsed() };
+function emptyScan(allowListed: boolean): RawScan {
+  return { allowListed, results: [], failed: [], outcomes: [] };
 }
 
 export function directionScanned(mode: DetectionPolicy['policyMode'], direction: Direction): boolean {
@@ -105,35 +173,25 @@ function assertValidEntries(entries: DetectorEntry[], direction: Direction): voi
   }
 }
 
-interface RunConfiguredArgs {
-  entries: DetectorEntry[];
-  normalized: NormalizedText;
-  direction: Direction;
-  failMode: FailMode;
-  registry: DetectorRegistry;
-  input: EvaluateInput;
-}
-
 interface ConfiguredRuns {
   results: RuleResult[];
   failed: FailedDetector[];
   outcomes: DetectorOutcome[];
 }
 
-async function runConfiguredDetectors(args: RunConfiguredArgs): Promise<ConfiguredRuns> {
-  const { normalized, direction, failMode, registry } = args;
-  const timeoutMs = detectorBudget(args.input.detectorTimeoutMs);
+async function runConfiguredDetectors(context: ScanContext, views: TextView[]): Promise<ConfiguredRuns> {
+  const { direction, failMode, registry, timeoutMs } = context;
+  const inputs: DetectorInput[] = views.map((view) => ({ text: view.text, direction }));
+  const deadline = context.entries.length > 0 ? new Deadline(timeoutMs) : undefined;
   const runs = await Promise.all(
-    args.entries.map(async (entry) => {
+    context.entries.map(async (entry) => {
       const type: DetectorType = entry.detector_type;
       const detector = registry.get(type);
       if (!detector) return { entry, run: null };
-      const detectorInput = { text: normalized.text, direction };
-      const maxFindings = MAX_FINDINGS_PER_DETECTOR;
-      const run = await runDetector({ detector, input: detectorInput, timeoutMs, maxFindings });
+      const run = await runDetector({ detector, inputs, timeoutMs, maxFindings: MAX_FINDINGS_PER_DETECTOR, deadline });
       return { entry, run };
     }),
-  );
+  ).finally(() => deadline?.dispose());
   const out: ConfiguredRuns = { results: [], failed: [], outcomes: [] };
   for (const { entry, run } of runs) {
     const type = entry.detector_type;
@@ -143,12 +201,12 @@ async function runConfiguredDetectors(args: RunConfiguredArgs): Promise<Configur
       continue;
     }
     out.outcomes.push({ type, status: run.status, message: run.message, elapsedMs: run.elapsedMs, failMode });
-    if (run.status !== 'ok') {
-      out.failed.push({ type, action: entry.action, status: run.status });
-      continue;
+    if (run.status !== 'ok') out.failed.push({ type, action: entry.action, status: run.status });
+    const findings = run.findings.flatMap((perView, i) => perView.map((f) => toOriginal(f, views[i] as TextView)));
+    // A failed run keeps what it found before failing (a finding that exists is never thrown away).
+    if (run.status === 'ok' || findings.length > 0) {
+      out.results.push({ type, action: entry.action, threshold: entry.threshold, findings: mergeFindings(findings) });
     }
-    const findings = run.findings.map((f) => toOriginal(f, normalized));
-    out.results.push({ type, action: entry.action, threshold: entry.threshold, findings });
   }
   return out;
 }
@@ -158,19 +216,18 @@ function detectorBudget(requested: number | undefined): number {
   return Math.min(Math.floor(requested), MAX_DETECTOR_TIMEOUT_MS);
 }
 
-function customRules(rules: CompiledRules, normalized: NormalizedText): RuleResult[] {
-  return rules.custom.map((c) =>
-    patternRule(c.type, c.action, findAll(c.re, normalized.text, MAX_FINDINGS_PER_DETECTOR), normalized),
-  );
+function mapSpans(spans: Span[], view: TextView): Span[] {
+  return view.identity ? spans : spans.map((s) => view.toOriginal(s.start, s.end));
 }
 
-function patternRule(type: string, action: Action, spans: Span[], normalized: NormalizedText): RuleResult {
-  const findings = spans.map((s) => toOriginal({ confidence: 1, start: s.start, end: s.end }, normalized));
+function patternRule(type: string, action: Action, spans: Span[]): RuleResult {
+  const findings = mergeFindings(spans.map((s) => ({ confidence: 1, start: s.start, end: s.end })));
   return { type, action, findings };
 }
 
-function toOriginal(f: DetectorFinding, normalized: NormalizedText): DetectorFinding {
-  const span = normalized.toOriginal(f.start, f.end);
+function toOriginal(f: DetectorFinding, view: TextView): DetectorFinding {
+  if (view.identity) return f;
+  const span = view.toOriginal(f.start, f.end);
   return { confidence: f.confidence, start: span.start, end: span.end };
 }
 

@@ -1,15 +1,16 @@
 import type RE2 from 're2';
 import { invalidRequest } from '../shared/errors';
 import type { Action, DetectionPolicy, MatchList, MatchType } from '../shared/policy';
-import { normalizeText } from './normalize';
+import { normalizeLiteral } from './normalize';
 import { compileRe2, escapeRe2, findAll, matchesAnywhere, type Span } from './regex-scan';
 
 /**
  * The pattern rules of a configuration (allow list, deny list, custom detectors) compiled to RE2, and
  * an LRU cache of compiled rule sets keyed by the configuration's cache_key.
  *
- * Matching runs on the normalised text. Literal entries are normalised the same way, so a deny entry
- * still matches when the text hides it behind full-width letters or zero-width characters.
+ * Matching runs on the views of the text (see normalize/views.ts). Literal entries are normalised the
+ * same way, and also matched in their confusable-folded form, so a deny entry still matches when the
+ * text hides it behind full-width letters, zero-width characters, look-alike letters or an encoding.
  *   contains: case-insensitive substring (an RE2 literal with the `i` flag, which gives exact spans)
  *   exact:    the whole trimmed text equals the trimmed entry, case-insensitive
  *   regex:    RE2 search, the pattern as given (case-sensitive unless it says `(?i)`)
@@ -17,14 +18,20 @@ import { compileRe2, escapeRe2, findAll, matchesAnywhere, type Span } from './re
  */
 
 interface CompiledEntry {
-  /** Lower-cased, normalised, trimmed literal (exact), or the compiled pattern (contains, regex). */
-  literal: string;
+  /** Lower-cased, normalised, trimmed literals (exact): as written and confusable-folded. */
+  literals: string[];
+  /** The compiled pattern (contains, regex). */
   re: RE2 | null;
 }
 
 export interface CompiledMatchList {
   matchType: MatchType;
   entries: CompiledEntry[];
+  /**
+   * `contains` lists: every entry in one RE2 alternation, so a text is walked once however long the
+   * list (null when the list is empty or the combined pattern is too large for RE2).
+   */
+  combined: RE2 | null;
 }
 
 export interface CompiledCustomDetector {
@@ -60,15 +67,31 @@ function compileMatchList(list: MatchList, field: 'allow_list' | 'deny_list'): C
   const entries: CompiledEntry[] = [];
   list.entries.forEach((entry, i) => {
     if (list.match_type === 'regex') {
-      entries.push({ literal: '', re: compileOrReject(entry, '', `${field} entry ${i} (regex)`) });
+      entries.push({ literals: [], re: compileOrReject(entry, '', `${field} entry ${i} (regex)`) });
       return;
     }
-    const literal = normalizeText(entry).text.trim();
-    if (literal === '') return;
-    if (list.match_type === 'exact') entries.push({ literal: literal.toLowerCase(), re: null });
-    else entries.push({ literal, re: compileOrReject(escapeRe2(literal), 'i', `${field} entry ${i}`) });
+    const { normalized, folded } = normalizeLiteral(entry);
+    const literals = [...new Set([normalized.trim(), folded.trim()])];
+    if (literals[0] === '') return;
+    if (list.match_type === 'exact') {
+      entries.push({ literals: literals.map((l) => l.toLowerCase()), re: null });
+      return;
+    }
+    const pattern = literals.map(escapeRe2).join('|');
+    entries.push({ literals, re: compileOrReject(pattern, 'i', `${field} entry ${i}`) });
   });
-  return { matchType: list.match_type, entries };
+  return { matchType: list.match_type, entries, combined: list.match_type === 'contains' ? combine(entries) : null };
+}
+
+function combine(entries: CompiledEntry[]): RE2 | null {
+  if (entries.length < 2) return null;
+  try {
+    // Longest first: RE2 alternation is leftmost-first, and the longer entry is the more telling span.
+    const literals = entries.flatMap((e) => e.literals).sort((a, b) => b.length - a.length);
+    return compileRe2(literals.map(escapeRe2).join('|'), 'i');
+  } catch {
+    return null; // over RE2's program-size limit: fall back to one scan per entry
+  }
 }
 
 function compileOrReject(pattern: string, flags: string, what: string): RE2 {
@@ -84,20 +107,29 @@ function signatureOf(config: RuleSource): string {
   return JSON.stringify([config.allowList, config.denyList, config.customDetectors]);
 }
 
-/** True when any entry of the list matches the (normalised) text. */
-export function anyEntryMatches(list: CompiledMatchList, text: string): boolean {
+/** True when any entry of the list matches the (normalised) text. `exact` entries compare the whole text. */
+export interface MatchListOptions {
+  /** Whether `exact` entries may match: only where `text` is the whole text (not a part or a decoded blob). */
+  wholeText: boolean;
+}
+
+export function anyEntryMatches(list: CompiledMatchList, text: string, options?: MatchListOptions): boolean {
+  if (list.combined) return matchesAnywhere(list.combined, text);
+  if (list.matchType === 'exact' && options?.wholeText === false) return false;
   const trimmedLower = list.matchType === 'exact' ? text.trim().toLowerCase() : '';
-  return list.entries.some((e) => (e.re ? matchesAnywhere(e.re, text) : e.literal === trimmedLower));
+  return list.entries.some((e) => (e.re ? matchesAnywhere(e.re, text) : e.literals.includes(trimmedLower)));
 }
 
 /** Spans of every match of every entry (non-empty matches only), at most `limit` in total. */
-export function matchListSpans(list: CompiledMatchList, text: string, limit: number): Span[] {
+export function matchListSpans(list: CompiledMatchList, text: string, limit: number, options?: MatchListOptions): Span[] {
+  if (list.combined) return findAll(list.combined, text, limit);
   const spans: Span[] = [];
+  const wholeText = options?.wholeText ?? true;
   for (const entry of list.entries) {
     if (spans.length >= limit) break;
     if (entry.re) {
       spans.push(...findAll(entry.re, text, limit - spans.length));
-    } else if (entry.literal === text.trim().toLowerCase()) {
+    } else if (wholeText && entry.literals.includes(text.trim().toLowerCase())) {
       const start = text.length - text.trimStart().length;
       spans.push({ start, end: Math.max(start, text.trimEnd().length) });
     }

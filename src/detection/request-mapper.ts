@@ -25,9 +25,12 @@ import {
   type ProtoDetectorEntry,
   type ProtoDetectRequest,
   type ProtoDetectResponse,
+  type ProtoDetectStreamResponse,
+  type ProtoDetectStreamStart,
   type ProtoMatchList,
 } from '../shared/proto';
 import type { EvaluateInput } from './engine';
+import type { StreamScannerOptions, StreamUpdate } from './stream-scanner';
 
 /**
  * The gRPC edge of the engine: validates a decoded DetectRequest into EvaluateInput (every problem is an
@@ -59,6 +62,31 @@ export function fromProtoRequest(req: ProtoDetectRequest): EvaluateInput {
     failMode,
     detectorTimeoutMs: req.detector_timeout_ms > 0 ? req.detector_timeout_ms : undefined,
   };
+}
+
+/** The first message of a DetectStream call: the same validation as Detect, minus the text. */
+export function fromProtoStreamStart(start: ProtoDetectStreamStart | null): StreamScannerOptions {
+  if (!start) throw invalidRequest('the first DetectStreamRequest must carry start', 'stream_start_missing');
+  const direction = directionFromProto(start.direction);
+  if (!direction) throw invalidRequest('direction must be DIRECTION_INPUT or DIRECTION_OUTPUT', 'invalid_direction');
+  const failMode = failModeFromProto(start.fail_mode);
+  if (!failMode) throw invalidRequest('fail_mode has an unknown value');
+  return {
+    direction,
+    config: fromProtoConfig(start.config),
+    failMode,
+    detectorTimeoutMs: start.detector_timeout_ms > 0 ? start.detector_timeout_ms : undefined,
+    windowChars: start.window_chars > 0 ? start.window_chars : undefined,
+  };
+}
+
+/** A chunk of a stream: the same size bound as a whole Detect text. */
+export function checkStreamChunk(text: unknown): string {
+  if (typeof text !== 'string') throw invalidRequest('text must be a string');
+  if (text.length * 3 > MAX_TEXT_BYTES && Buffer.byteLength(text, 'utf8') > MAX_TEXT_BYTES) {
+    throw invalidRequest(`a chunk is larger than ${MAX_TEXT_BYTES} bytes`, 'text_too_large');
+  }
+  return text;
 }
 
 function fromProtoConfig(config: ProtoDetectorConfig | null): DetectionPolicy {
@@ -146,5 +174,33 @@ export function toProtoResponse(result: DetectResult): ProtoDetectResponse {
     allow_listed: result.allowListed,
     elapsed_ms: result.elapsedMs,
     block_reason: result.blockReason,
+  };
+}
+
+export function toProtoStreamResponse(update: StreamUpdate): ProtoDetectStreamResponse {
+  const category = (c: StreamUpdate['categories'][number]) => ({
+    type: c.type,
+    confidence: c.confidence,
+    action: ACTION_TO_PROTO[c.action],
+  });
+  return {
+    findings: update.findings.map((f) => ({ ...f })),
+    new_categories: update.newCategories.map(category),
+    released_up_to: update.releasedUpTo,
+    received: update.received,
+    blocked: update.blocked,
+    categories: update.categories.map(category),
+    block_reason: update.blockReason,
+    outcomes: update.outcomes.map((o) => ({
+      type: o.type,
+      status: OUTCOME_STATUS_TO_PROTO[o.status],
+      message: o.message,
+      elapsed_ms: o.elapsedMs,
+      fail_mode: FAIL_MODE_TO_PROTO[o.failMode],
+    })),
+    scanned: update.scanned,
+    allow_listed: update.allowListed,
+    done: update.done,
+    elapsed_ms: update.elapsedMs,
   };
 }

@@ -4,7 +4,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import { ERROR_CODE_METADATA_KEY } from '../shared/detection-client';
-import { isAppError } from '../shared/errors';
+import { invalidRequest, isAppError } from '../shared/errors';
 import {
   DETECTION_SERVICE_NAME,
   detectionPackageDefinition,
@@ -12,15 +12,18 @@ import {
   LOADER_OPTIONS,
   type ProtoDetectRequest,
   type ProtoDetectResponse,
+  type ProtoDetectStreamRequest,
+  type ProtoDetectStreamResponse,
   type ProtoListDetectorTypesRequest,
   type ProtoListDetectorTypesResponse,
 } from '../shared/proto';
 import { createDetectionEngine, type DetectionEngine } from './engine';
 import { defaultRegistry, type DetectorRegistry } from './registry';
-import { fromProtoRequest, toProtoResponse } from './request-mapper';
+import { checkStreamChunk, fromProtoRequest, fromProtoStreamStart, toProtoResponse, toProtoStreamResponse } from './request-mapper';
+import { StreamScanner, type StreamUpdate } from './stream-scanner';
 
 /**
- * The detection gRPC service: Detect and ListDetectorTypes, plus the standard grpc.health.v1 health
+ * The detection gRPC service: Detect, DetectStream and ListDetectorTypes, plus the standard grpc.health.v1 health
  * service and server reflection. `buildDetectionServer` wires an unbound server (tests and main decide
  * where it listens); `startDetectionServer` binds it.
  */
@@ -65,7 +68,13 @@ export function buildDetectionServer(options: BuildDetectionServerOptions = {}):
     const work = async () => ({ detector_types: registry.listDetectorTypes() });
     respond({ method: 'ListDetectorTypes', logger, callback, work });
   };
-  server.addService(detectionServiceDefinition, { Detect: detect, ListDetectorTypes: listDetectorTypes });
+  const detectStream: grpc.handleBidiStreamingCall<ProtoDetectStreamRequest, ProtoDetectStreamResponse> = (call) =>
+    serveStream({ call, engine, logger });
+  server.addService(detectionServiceDefinition, {
+    Detect: detect,
+    DetectStream: detectStream,
+    ListDetectorTypes: listDetectorTypes,
+  });
 
   const health = new HealthImplementation({ '': 'SERVING', [DETECTION_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
@@ -92,6 +101,71 @@ function respond<Res>({ method, logger, callback, work }: RespondArgs<Res>): voi
     (response) => callback(null, response),
     (err: unknown) => callback(toGrpcError(err, method, logger)),
   );
+}
+
+type StreamCall = grpc.ServerDuplexStream<ProtoDetectStreamRequest, ProtoDetectStreamResponse>;
+
+interface ServeStreamArgs {
+  call: StreamCall;
+  engine: DetectionEngine;
+  logger: DetectionLogger;
+}
+
+/**
+ * One DetectStream call. Requests are handled strictly one after another: the call is paused while a
+ * request is scanned (so HTTP/2 flow control holds the client back and at most a few chunks are ever
+ * buffered), and each response is written with backpressure. The call ends with `done` after `final` or
+ * after the client half-closes; any error ends it with a status (INVALID_ARGUMENT for bad requests).
+ */
+function serveStream({ call, engine, logger }: ServeStreamArgs): void {
+  let scanner: StreamScanner | undefined;
+  let over = false;
+  let chain = Promise.resolve();
+  const write = (update: StreamUpdate) =>
+    new Promise<void>((resolve) => {
+      if (call.write(toProtoStreamResponse(update))) resolve();
+      else call.once('drain', () => resolve());
+    });
+  const finish = async () => {
+    if (over) return;
+    if (!scanner) throw invalidRequest('the first DetectStreamRequest must carry start', 'stream_start_missing');
+    over = true;
+    await write(await scanner.finish());
+    call.end();
+  };
+  const handle = async (msg: ProtoDetectStreamRequest) => {
+    if (over) return;
+    if (!scanner) scanner = new StreamScanner(engine, fromProtoStreamStart(msg.start));
+    else if (msg.start) throw invalidRequest('start is only allowed in the first DetectStreamRequest');
+    const text = checkStreamChunk(msg.text);
+    if (text.length > 0) {
+      const update = await scanner.push(text);
+      if (update) await write(update);
+    }
+    if (msg.final) await finish();
+  };
+  const fail = (err: unknown) => {
+    if (over) return;
+    over = true;
+    call.emit('error', toGrpcError(err, 'DetectStream', logger));
+  };
+  const enqueue = (step: () => Promise<void>) => {
+    chain = chain.then(step).catch(fail);
+    return chain;
+  };
+  call.on('data', (msg: ProtoDetectStreamRequest) => {
+    call.pause();
+    void enqueue(() => handle(msg)).then(() => {
+      if (!over) call.resume();
+    });
+  });
+  call.on('end', () => void enqueue(finish));
+  call.on('cancelled', () => {
+    over = true;
+  });
+  call.on('error', () => {
+    over = true;
+  });
 }
 
 /** invalid_request → INVALID_ARGUMENT with its message; anything else → INTERNAL, masked, logged. */

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
+import { openDetectStream, type DetectStream, type DetectStreamOptions } from './detection-stream';
 import { AppError, invalidRequest } from './errors';
 import type { Action, DetectionPolicy, DetectorEntry, Direction, MatchList } from './policy';
 import {
@@ -35,6 +36,8 @@ import {
  */
 
 export type { FailMode, OutcomeStatus } from './proto';
+export { DEFAULT_STREAM_TIMEOUT_MS } from './detection-stream';
+export type { DetectStream, DetectStreamOptions, DetectStreamUpdate } from './detection-stream';
 
 export interface DetectCategory {
   /** A detector type, `deny_list`, or `custom/<name>`. */
@@ -93,6 +96,8 @@ export interface DetectRequest {
 
 export interface DetectionClient {
   detect(req: DetectRequest): Promise<DetectResult>;
+  /** Opens a streaming scan (DetectStream RPC). */
+  detectStream(options: DetectStreamOptions): DetectStream;
   listDetectorTypes(): Promise<DetectorTypeInfo[]>;
   /** grpc.health.v1 Check of the detection service; false on any failure (never throws). */
   checkHealth(): Promise<boolean>;
@@ -166,6 +171,9 @@ export function createDetectionClient(options: DetectionClientOptions): Detectio
         return false;
       }
     },
+    detectStream(streamOptions) {
+      return openDetectStream({ client, options: streamOptions, toProtoConfig, toAppError });
+    },
     close() {
       client.close();
     },
@@ -228,7 +236,7 @@ function toProtoRequest(req: DetectRequest): ProtoDetectRequest {
   };
 }
 
-function toProtoConfig(policy: DetectionPolicy): ProtoDetectorConfig {
+export function toProtoConfig(policy: DetectionPolicy): ProtoDetectorConfig {
   return {
     cache_key: policy.cacheKey,
     policy_mode: POLICY_MODE_TO_PROTO[policy.policyMode],

@@ -45,6 +45,13 @@ export function detectionMethod<Req, Res>(name: 'Detect' | 'ListDetectorTypes'):
   return method as grpc.MethodDefinition<Req, Res>;
 }
 
+/** A typed view of the bidirectional streaming method of the detection service. */
+export function detectionStreamMethod<Req, Res>(name: 'DetectStream'): grpc.MethodDefinition<Req, Res> {
+  const method = detectionServiceDefinition[name];
+  if (!method) throw new Error(`detection.proto has no method ${name}`);
+  return method as grpc.MethodDefinition<Req, Res>;
+}
+
 // ---- enums (string names, as the loader decodes them) ----
 
 export type ProtoDirection = 'DIRECTION_UNSPECIFIED' | 'DIRECTION_INPUT' | 'DIRECTION_OUTPUT';
@@ -151,6 +158,35 @@ export interface ProtoDetectorTypeInfo {
 
 export interface ProtoListDetectorTypesResponse {
   detector_types: ProtoDetectorTypeInfo[];
+}
+
+export interface ProtoDetectStreamStart {
+  direction: ProtoDirection;
+  config: ProtoDetectorConfig | null;
+  fail_mode: ProtoFailMode;
+  detector_timeout_ms: number;
+  window_chars: number;
+}
+
+export interface ProtoDetectStreamRequest {
+  start: ProtoDetectStreamStart | null;
+  text: string;
+  final: boolean;
+}
+
+export interface ProtoDetectStreamResponse {
+  findings: ProtoFinding[];
+  new_categories: ProtoCategory[];
+  released_up_to: number;
+  received: number;
+  blocked: boolean;
+  categories: ProtoCategory[];
+  block_reason: string;
+  outcomes: ProtoDetectorOutcome[];
+  scanned: boolean;
+  allow_listed: boolean;
+  done: boolean;
+  elapsed_ms: number;
 }
 
 // ---- friendly <-> proto enum tables (shared by the server and the client) ----

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { DetectorRegistry } from '../../../src/detection/registry';
+import { EmailDetector } from '../../../src/detection/detectors/pii/email-detector';
+import { DetectorRegistry, listDetectorTypes } from '../../../src/detection/registry';
 import { startDetectionServer, type DetectionLogger, type StartedDetectionServer } from '../../../src/detection/server';
 import { createDetectionClient, type DetectionClient } from '../../../src/shared/detection-client';
+import { DETECTOR_CATALOG } from '../../../src/shared/detector-catalog';
 import { AppError } from '../../../src/shared/errors';
 import type { DetectionPolicy, Direction } from '../../../src/shared/policy';
 import {
@@ -79,13 +81,13 @@ describe('detection gRPC server + detection client', () => {
     expect(result).toMatchObject({ blocked: false, scanned: true, categories: [], findings: [], blockReason: '' });
   });
 
-  it('reports unimplemented detectors, custom and deny categories over the wire', async () => {
+  it('reports custom and deny categories over the wire', async () => {
     const result = await client.detect({
       text: 'ticket TCK-7 mentions project nightjar',
       direction: 'input',
       failMode: 'open',
       policy: policy({
-        inputDetectors: [{ detector_type: 'jailbreak', threshold: 'L1', action: 'block' }],
+        inputDetectors: [],
         denyList: { entries: ['NIGHTJAR'], match_type: 'contains' },
         customDetectors: [{ name: 'ticket', pattern: 'TCK-\\d+', action: 'alert' }],
       }),
@@ -94,25 +96,47 @@ describe('detection gRPC server + detection client', () => {
       { type: 'deny_list', confidence: 1, action: 'block' },
       { type: 'custom/ticket', confidence: 1, action: 'alert' },
     ]);
-    expect(result.outcomes).toEqual([
-      { type: 'jailbreak', status: 'unavailable', message: expect.stringContaining('not implemented'), elapsedMs: 0, failMode: 'open' },
-    ]);
+    expect(result.outcomes).toEqual([]);
+  });
+
+  it('reports a configured but unimplemented detector as unavailable over the wire', async () => {
+    const registry = new DetectorRegistry(new Map([['pii/email', () => new EmailDetector()]]));
+    const own = await startDetectionServer({ address: '127.0.0.1:0', registry });
+    const ownClient = createDetectionClient({ address: `127.0.0.1:${own.port}`, timeoutMs: 5000 });
+    try {
+      const result = await ownClient.detect({
+        text: 'x',
+        direction: 'input',
+        failMode: 'open',
+        policy: policy({ inputDetectors: [{ detector_type: 'jailbreak', threshold: 'L1', action: 'block' }] }),
+      });
+      expect(result.outcomes).toEqual([
+        { type: 'jailbreak', status: 'unavailable', message: expect.stringContaining('not implemented'), elapsedMs: 0, failMode: 'open' },
+      ]);
+      expect(result.blocked).toBe(false);
+    } finally {
+      ownClient.close();
+      await own.close(500);
+    }
   });
 
   it('health Check says SERVING', async () => {
     await expect(client.checkHealth()).resolves.toBe(true);
   });
 
-  it('ListDetectorTypes lists the 24 catalog types', async () => {
+  it('ListDetectorTypes lists the catalog (the 24 spec types and any documented additions)', async () => {
     const types = await client.listDetectorTypes();
-    expect(types).toHaveLength(24);
+    expect(types.map((t) => t.value)).toEqual(DETECTOR_CATALOG.map((d) => d.value));
+    expect(types.length).toBeGreaterThanOrEqual(24);
     expect(types.find((t) => t.value === 'pii/email')).toEqual({
       value: 'pii/email',
       label: 'Email Address',
       category: 'data_leakage_prevention',
       implemented: true,
     });
-    expect(types.filter((t) => t.implemented)).toHaveLength(1);
+    expect(types.filter((t) => t.implemented).map((t) => t.value)).toEqual(
+      listDetectorTypes().filter((t) => t.implemented).map((t) => t.value),
+    );
   });
 
   it('an invalid direction is an invalid_request with the server message', async () => {

@@ -1,6 +1,6 @@
 import type { Detector, DetectorFinding } from '../../../src/detection/detector';
 import { EmailDetector } from '../../../src/detection/detectors/pii/email-detector';
-import { createDetectionEngine, evaluate } from '../../../src/detection/engine';
+import { createDetectionEngine } from '../../../src/detection/engine';
 import { registryOf, spyDetector } from './detector-fixture';
 import { policyFixture } from './policy-fixture';
 
@@ -91,10 +91,10 @@ describe('evaluate: detector isolation and fail mode', () => {
   });
 
   it('keeps at most 1000 findings per detector, the most confident ones', async () => {
-    const many: DetectorFinding[] = Array.from({ length: 1500 }, (_, i) => ({ confidence: i === 1400 ? 0.99 : 0.5, start: 0, end: 1 }));
+    const many: DetectorFinding[] = Array.from({ length: 1500 }, (_, i) => ({ confidence: i === 1400 ? 0.99 : 0.5, start: 2 * i, end: 2 * i + 1 }));
     const e = createDetectionEngine({ registry: registryOf([spyDetector('pii/name', many).detector]) });
     const cfg = policyFixture({ inputDetectors: [{ detector_type: 'pii/name', threshold: 'L1', action: 'log' }] });
-    const result = await e.evaluate({ text: 'abc', direction: 'input', config: cfg });
+    const result = await e.evaluate({ text: 'ab'.repeat(1500), direction: 'input', config: cfg });
     expect(result.findings).toHaveLength(1000);
     expect(result.categories).toEqual([{ type: 'pii/name', confidence: 0.99, action: 'log' }]);
   });
@@ -108,7 +108,8 @@ describe('evaluate: unimplemented detectors', () => {
         { detector_type: 'pii/email', threshold: 'L2', action: 'block' },
       ],
     });
-    const result = await evaluate({ text: 'nothing here', direction: 'input', config, failMode: 'closed' });
+    const e = createDetectionEngine({ registry: registryOf([new EmailDetector()]) }); // credit_card not implemented here
+    const result = await e.evaluate({ text: 'nothing here', direction: 'input', config, failMode: 'closed' });
     expect(result.blocked).toBe(false);
     expect(result.outcomes[0]).toEqual({
       type: 'pii/credit_card',

@@ -88,11 +88,11 @@ describe('evaluate: allow and deny match types', () => {
     expect(result.allowListed).toBe(allowed);
   });
 
-  it('reports one deny finding per match, with spans into the original text', async () => {
+  it('reports one deny finding per match, in text order, with spans into the original text', async () => {
     const text = 'Bad, bad and BAD';
     const config = policyFixture({ denyList: { entries: ['bad', 'and'], match_type: 'contains' } });
     const result = await evaluate({ text, direction: 'output', config });
-    expect(result.findings.map((f) => text.slice(f.start, f.end))).toEqual(['Bad', 'bad', 'BAD', 'and']);
+    expect(result.findings.map((f) => text.slice(f.start, f.end))).toEqual(['Bad', 'bad', 'and', 'BAD']);
     expect(result.categories).toEqual([{ type: 'deny_list', confidence: 1, action: 'block' }]);
   });
 

@@ -1,0 +1,108 @@
+import { foldLookalikes } from './confusables';
+import { deobfuscateEmails } from './email-deobfuscate';
+import { findEncodedSegments } from './encoded-segments';
+import { decodeHtmlEntities, decodePercentEscapes } from './inline-decode';
+import { MappedTextBuilder, type MappedText, type Span } from './offset-map';
+import { normalizeUnicode } from './unicode';
+
+/**
+ * The views of one text that the engine scans. Every detector, the deny list and the custom detectors
+ * run on every view; each finding is mapped back to the original text through its view's map, and
+ * findings of one type that overlap are merged (so the same e-mail seen in two views is one finding).
+ *
+ *   normalized  NFKC, invisible characters removed (always present; the allow list is checked on it).
+ *   canonical   the normalized text with HTML references and URL escapes decoded, confusables and
+ *               other scripts' decimal digits folded, obfuscated e-mail addresses rewritten (then NFKC again when decoding produced new
+ *               characters). Present only when it differs from `normalized`.
+ *   decoded     the base64 / hex blobs found in the canonical (else normalized) text, decoded, each
+ *               again normalized and canonicalised, concatenated with a blank line between them. A
+ *               finding inside a blob maps to the whole blob in the original. Blobs inside decoded blobs
+ *               are decoded once more (MAX_DECODE_DEPTH).
+ *
+ * Bounds (so decoding never multiplies work): at most MAX_DECODED_SEGMENTS blobs per text in total, and
+ * the decoded text of all levels together is at most as long as the original (base64 shrinks by a
+ * quarter, hex by half, so this only bites on pathological input). In total the views are at most about
+ * three times the original's length: normalized + canonical + decoded.
+ */
+
+export type ViewKind = 'normalized' | 'canonical' | 'decoded';
+
+export interface TextView extends MappedText {
+  readonly kind: ViewKind;
+  /** 0 for the text itself, 1 for blobs decoded from it, 2 for blobs decoded from those. */
+  readonly depth: number;
+}
+
+export const MAX_DECODE_DEPTH = 2;
+export const MAX_DECODED_SEGMENTS = 256;
+/** Between two decoded blobs in a decoded view, so no match runs from one blob into the next. */
+const SEGMENT_SEPARATOR = '\n\n';
+
+export interface ViewOptions {
+  /** Decode base64 / hex blobs (default true). */
+  decodeSegments?: boolean;
+}
+
+export function buildViews(original: string, options: ViewOptions = {}): TextView[] {
+  const views: TextView[] = [];
+  const budget = { segments: MAX_DECODED_SEGMENTS, chars: original.length };
+  let level = addTextViews(views, original, undefined, 0);
+  if (options.decodeSegments === false) return views;
+  for (let depth = 1; depth <= MAX_DECODE_DEPTH && budget.segments > 0 && budget.chars > 0; depth++) {
+    const decoded = decodeLevel(level, budget);
+    if (!decoded) break;
+    level = addTextViews(views, decoded.text, decoded, depth);
+  }
+  return views;
+}
+
+/** The normalized and (if different) canonical views of `source`; returns the one to search for blobs. */
+function addTextViews(views: TextView[], source: string, base: MappedText | undefined, depth: number): MappedText {
+  const normalized = normalizeUnicode(source, base);
+  const canonical = canonicalize(normalized);
+  if (depth === 0 || canonical === normalized) {
+    views.push({ ...asView(normalized), kind: depth === 0 ? 'normalized' : 'decoded', depth });
+  } else {
+    // Decoded blobs get one view only: the canonical one (the look-alike form matters little there).
+    views.push({ ...asView(canonical), kind: 'decoded', depth });
+    return canonical;
+  }
+  if (canonical !== normalized) views.push({ ...asView(canonical), kind: 'canonical', depth });
+  return canonical;
+}
+
+/** Decoding of inline encodings, folding and e-mail rewriting, on top of a normalized text. */
+export function canonicalize(normalized: MappedText): MappedText {
+  let current = decodeHtmlEntities(normalized.text, normalized);
+  current = decodePercentEscapes(current.text, current);
+  // Decoded references may have produced full-width letters or invisible characters: normalize again.
+  if (current !== normalized) current = normalizeUnicode(current.text, current);
+  current = foldLookalikes(current.text, current); // confusable letters and other scripts' digits
+  current = deobfuscateEmails(current.text, current);
+  return current;
+}
+
+function asView(m: MappedText): MappedText {
+  return { text: m.text, identity: m.identity, toOriginal: m.toOriginal };
+}
+
+interface Budget {
+  segments: number;
+  chars: number;
+}
+
+/** All blobs of `parent` decoded and concatenated, each mapping to its whole blob in the original. */
+function decodeLevel(parent: MappedText, budget: Budget): MappedText | undefined {
+  const segments = findEncodedSegments(parent.text, { maxSegments: budget.segments, maxDecodedChars: budget.chars });
+  if (segments.length === 0) return undefined;
+  const builder = new MappedTextBuilder(parent.text);
+  segments.forEach((segment, i) => {
+    if (i > 0) builder.insert((segments[i - 1] as { end: number }).end, SEGMENT_SEPARATOR);
+    builder.replace(segment.start, segment.end, segment.decoded);
+    budget.segments -= 1;
+    budget.chars -= segment.decoded.length;
+  });
+  return builder.build(parent);
+}
+
+export type { MappedText, Span };

@@ -1,0 +1,188 @@
+import { performance } from 'node:perf_hooks';
+import type { DetectCategory, DetectFinding, DetectorOutcome } from '../shared/detection-client';
+import type { Action } from '../shared/policy';
+import { decide, type RuleResult } from './decide';
+import type { DetectionEngine, PreparedScan, PrepareInput, RawScan } from './engine';
+
+/**
+ * Incremental scanning of a text that arrives in chunks (the DetectStream RPC).
+ *
+ * The scanner keeps a carry-over buffer, never the whole stream. With W = the window:
+ *
+ *      released / settled                    |<- lookahead W ->|
+ *   ...........[ lookbehind W ][ new region ][  unsettled tail  ]
+ *              ^ bufferStart   ^ settledTo    ^ boundary        ^ received
+ *
+ * Each scan runs the whole engine (all views, all detectors, deny list, custom detectors) on the buffer
+ * and reports only the findings that start in [settledTo, boundary): every such finding has at least W
+ * characters of text after its start and W before the region, so a signature no longer than W is seen
+ * whole, with its context, exactly as in a scan of the whole text; findings starting before settledTo
+ * were reported by an earlier scan and are dropped, those starting at or after the boundary are found
+ * again by a later one. Hence a finding that straddles chunk boundaries is reported exactly once, with
+ * offsets relative to the whole stream. After the scan the boundary becomes settledTo, everything before
+ * it may be released to a reader (`releasedUpTo`), and the buffer is trimmed to W characters before it.
+ * Memory: O(W + chunk) however long the stream.
+ *
+ * A scan runs once at least STREAM_MIN_SCAN_CHARS new characters can be settled (so a stream of tiny
+ * chunks does not rescan the window for every character), and at the end, where the rest of the text
+ * (the tail) is settled too.
+ *
+ * Limits, by construction: a match longer than W (a PEM block, a huge base64 blob) is reported with
+ * the span seen within the window, and blobs longer than W may not be decoded across a boundary.
+ * `exact` allow / deny entries can only match at the end, when the whole stream is still in the buffer.
+ * The allow list is evaluated on each window: once an entry matches, detection stops for the rest of
+ * the stream (`allowListed`), but what was reported before stands (a stream cannot unsay it).
+ */
+
+/**
+ * Default carry-over window, in UTF-16 characters, on each side of the settled region. 1024 covers
+ * every signature the detectors look for (an e-mail address is at most 254 characters, a card or IBAN
+ * with separators under 50, a street address or URL a few hundred, a base64 blob hiding an address a
+ * few hundred) plus the context words detectors read around a match.
+ */
+export const STREAM_WINDOW_CHARS = 1024;
+export const MIN_STREAM_WINDOW_CHARS = 256;
+export const MAX_STREAM_WINDOW_CHARS = 16_384;
+/** A scan runs once this many characters can be settled (or at the end of the stream). */
+export const STREAM_MIN_SCAN_CHARS = 256;
+
+export interface StreamScannerOptions extends PrepareInput {
+  /** Carry-over window; 0 / undefined = STREAM_WINDOW_CHARS, else clamped to MIN..MAX_STREAM_WINDOW_CHARS. */
+  windowChars?: number;
+}
+
+/** One answer of the scanner: what this scan settled, and the running verdict. */
+export interface StreamUpdate {
+  /** Findings settled by this scan, offsets from the start of the stream. */
+  findings: DetectFinding[];
+  /** Categories that fired for the first time in this scan, or again with a more severe action. */
+  newCategories: DetectCategory[];
+  /** Every character before this offset has been fully scanned and may be released. */
+  releasedUpTo: number;
+  received: number;
+  blocked: boolean;
+  categories: DetectCategory[];
+  blockReason: string;
+  outcomes: DetectorOutcome[];
+  scanned: boolean;
+  allowListed: boolean;
+  done: boolean;
+  elapsedMs: number;
+}
+
+const SEVERITY: Readonly<Record<Action, number>> = { log: 0, alert: 1, block: 2 };
+
+export function streamWindow(requested: number | undefined): number {
+  if (requested === undefined || !Number.isFinite(requested) || requested <= 0) return STREAM_WINDOW_CHARS;
+  return Math.min(MAX_STREAM_WINDOW_CHARS, Math.max(MIN_STREAM_WINDOW_CHARS, Math.floor(requested)));
+}
+
+export class StreamScanner {
+  private readonly prepared: PreparedScan;
+  private readonly window: number;
+  private buffer = '';
+  private bufferStart = 0;
+  private settledTo = 0;
+  private allowListed = false;
+  private finished = false;
+  private blocked = false;
+  private readonly categories = new Map<string, DetectCategory>();
+  private readonly reasons: string[] = [];
+
+  /** Validates and compiles the configuration (throws invalid_request like Detect does). */
+  constructor(engine: DetectionEngine, options: StreamScannerOptions) {
+    this.prepared = engine.prepare(options);
+    this.window = streamWindow(options.windowChars);
+  }
+
+  get received(): number {
+    return this.bufferStart + this.buffer.length;
+  }
+
+  /** Characters currently held (lookbehind + unsettled text): stays O(window + chunk). */
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
+  /** Appends a chunk; scans when enough text can be settled. Calls must not overlap. */
+  async push(chunk: string): Promise<StreamUpdate | undefined> {
+    if (this.finished) throw new Error('stream already finished');
+    this.buffer += chunk;
+    const passive = !this.prepared.scanned || this.allowListed;
+    const boundary = passive ? this.received : this.received - this.window;
+    if (boundary - this.settledTo < STREAM_MIN_SCAN_CHARS) return undefined;
+    return this.scanUpTo(boundary, false);
+  }
+
+  /** Ends the stream: scans the rest and returns the last update (`done`). */
+  async finish(): Promise<StreamUpdate> {
+    if (this.finished) throw new Error('stream already finished');
+    const update = await this.scanUpTo(this.received, true);
+    this.finished = true;
+    return { ...update, done: true };
+  }
+
+  private async scanUpTo(boundary: number, final: boolean): Promise<StreamUpdate> {
+    const started = performance.now();
+    let raw: RawScan | undefined;
+    if (this.prepared.scanned && !this.allowListed) {
+      raw = await this.prepared.scan(this.buffer, { wholeText: final && this.bufferStart === 0 });
+      if (raw.allowListed) this.allowListed = true;
+    }
+    const results = raw && !raw.allowListed ? this.settledResults(raw.results, boundary, final) : [];
+    const verdict = decide({ results, failed: raw?.failed ?? [], failMode: this.prepared.failMode });
+    const newCategories = verdict.categories.filter((c) => this.mergeCategory(c));
+    if (verdict.blocked) this.blocked = true;
+    for (const reason of verdict.blockReason ? verdict.blockReason.split('; ') : []) {
+      if (!this.reasons.includes(reason)) this.reasons.push(reason);
+    }
+    this.settledTo = Math.max(this.settledTo, boundary);
+    this.trim();
+    return {
+      findings: verdict.findings,
+      newCategories,
+      releasedUpTo: this.settledTo,
+      received: this.received,
+      blocked: this.blocked,
+      categories: [...this.categories.values()].map((c) => ({ ...c })),
+      blockReason: this.reasons.join('; '),
+      outcomes: raw?.outcomes ?? [],
+      scanned: this.prepared.scanned,
+      allowListed: this.allowListed,
+      done: false,
+      elapsedMs: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+  }
+
+  /** The findings that start in [settledTo, boundary) (no upper bound at the end), in stream offsets. */
+  private settledResults(results: RuleResult[], boundary: number, final: boolean): RuleResult[] {
+    const offset = this.bufferStart;
+    return results.map((r) => ({
+      ...r,
+      findings: r.findings
+        .map((f) => ({ confidence: f.confidence, start: f.start + offset, end: f.end + offset }))
+        .filter((f) => f.start >= this.settledTo && (final || f.start < boundary)),
+    }));
+  }
+
+  /** Folds a fired category into the running verdict; true when it is new or its action got more severe. */
+  private mergeCategory(next: DetectCategory): boolean {
+    const current = this.categories.get(next.type);
+    if (!current) {
+      this.categories.set(next.type, { ...next });
+      return true;
+    }
+    current.confidence = Math.max(current.confidence, next.confidence);
+    if (SEVERITY[next.action] <= SEVERITY[current.action]) return false;
+    current.action = next.action;
+    return true;
+  }
+
+  /** Keeps only the lookbehind before settledTo (and everything after it). */
+  private trim(): void {
+    const keepFrom = Math.max(this.bufferStart, this.settledTo - this.window);
+    if (keepFrom === this.bufferStart) return;
+    this.buffer = this.buffer.slice(keepFrom - this.bufferStart);
+    this.bufferStart = keepFrom;
+  }
+}

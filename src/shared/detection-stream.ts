@@ -1,0 +1,272 @@
+import * as grpc from '@grpc/grpc-js';
+import type { DetectCategory, DetectFinding, DetectorOutcome } from './detection-client';
+import { AppError, invalidRequest } from './errors';
+import type { DetectionPolicy, Direction } from './policy';
+import {
+  actionFromProto,
+  detectionStreamMethod,
+  DIRECTION_TO_PROTO,
+  FAIL_MODE_TO_PROTO,
+  failModeFromProto,
+  outcomeStatusFromProto,
+  type FailMode,
+  type ProtoDetectorConfig,
+  type ProtoDetectStreamRequest,
+  type ProtoDetectStreamResponse,
+} from './proto';
+
+/**
+ * The client side of the DetectStream RPC (see detection.proto): a text sent in chunks, answered with
+ * settled findings, the running verdict and `releasedUpTo`, the prefix of the text that has been fully
+ * scanned. Built for a streaming proxy: write each chunk of the upstream response as it arrives, and
+ * release to the client only text before `latest.releasedUpTo`, and nothing once `latest.blocked`.
+ * Opened through `DetectionClient.detectStream()`.
+ */
+
+/** Default deadline of a whole DetectStream call (a streamed model response can take minutes). */
+export const DEFAULT_STREAM_TIMEOUT_MS = 15 * 60_000;
+/** Chunks are sent in pieces of at most this many characters (well under the message size limit). */
+const MAX_STREAM_PIECE_CHARS = 1024 * 1024;
+
+const streamMethod = detectionStreamMethod<ProtoDetectStreamRequest, ProtoDetectStreamResponse>('DetectStream');
+
+/** Options of a streaming scan (DetectStream). */
+export interface DetectStreamOptions {
+  direction: Direction;
+  policy: DetectionPolicy;
+  /** Default closed. */
+  failMode?: FailMode;
+  /** Per-detector budget of each scan on the server; default: the server's. */
+  detectorTimeoutMs?: number;
+  /** Carry-over window on the server (characters of context around the settled region); default 1024. */
+  windowChars?: number;
+  /** Deadline of the whole stream, in milliseconds (default DEFAULT_STREAM_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /**
+   * Called with every update, in order. When given, updates are not queued for async iteration (so a
+   * caller that only uses the callback holds no backlog).
+   */
+  onUpdate?: (update: DetectStreamUpdate) => void;
+}
+
+/** One answer of the server: what became settled, and the running verdict. */
+export interface DetectStreamUpdate {
+  /** Findings settled by this scan, each reported once per stream; offsets from the start of the stream. */
+  findings: DetectFinding[];
+  /** Categories that fired for the first time in this scan (or again with a more severe action). */
+  newCategories: DetectCategory[];
+  /** Characters of the stream that have been fully scanned: this prefix may be released. */
+  releasedUpTo: number;
+  /** Characters the server has received. */
+  received: number;
+  /** Running verdict over everything scanned so far. */
+  blocked: boolean;
+  categories: DetectCategory[];
+  blockReason: string;
+  outcomes: DetectorOutcome[];
+  scanned: boolean;
+  allowListed: boolean;
+  /** The last update of the stream (after end()). */
+  done: boolean;
+  elapsedMs: number;
+}
+
+/**
+ * A streaming scan in progress. Write chunks in order, then end(). Updates arrive through the async
+ * iterator (or `onUpdate`); `latest` is the most recent one. A streaming proxy releases text up to
+ * `latest.releasedUpTo` unless `latest.blocked`.
+ */
+export interface DetectStream extends AsyncIterable<DetectStreamUpdate> {
+  /** Sends the next chunk; resolves once the transport accepted it (backpressure). Rejects once the stream failed. */
+  write(chunk: string): Promise<void>;
+  /** Ends the text and resolves with the final (`done`) update, which settles the rest of the text. */
+  end(): Promise<DetectStreamUpdate>;
+  /** Abandons the stream (the server stops scanning); pending promises reject. */
+  cancel(): void;
+  /** The most recent update, if any. */
+  readonly latest: DetectStreamUpdate | undefined;
+}
+
+
+export interface OpenDetectStreamArgs {
+  client: grpc.Client;
+  options: DetectStreamOptions;
+  toProtoConfig: (policy: DetectionPolicy) => ProtoDetectorConfig;
+  toAppError: (err: grpc.ServiceError) => AppError;
+}
+
+export function openDetectStream({ client, options, toProtoConfig, toAppError }: OpenDetectStreamArgs): DetectStream {
+  const call = client.makeBidiStreamRequest<ProtoDetectStreamRequest, ProtoDetectStreamResponse>(
+    streamMethod.path,
+    streamMethod.requestSerialize,
+    streamMethod.responseDeserialize,
+    new grpc.Metadata(),
+    { deadline: Date.now() + (options.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS) },
+  );
+  const state = new StreamState(options.onUpdate);
+  call.on('data', (r: ProtoDetectStreamResponse) => state.push(fromProtoStreamResponse(r)));
+  call.on('error', (err: grpc.ServiceError) => state.fail(err.code === grpc.status.CANCELLED && state.cancelled ? err : toAppError(err)));
+  call.on('end', () => state.close());
+
+  const send = (msg: ProtoDetectStreamRequest) =>
+    new Promise<void>((resolve, reject) => {
+      if (state.error !== undefined) return reject(state.error);
+      if (call.write(msg)) return resolve();
+      const settle = () => {
+        call.off('drain', settle);
+        state.off(settle);
+        if (state.error !== undefined) reject(state.error);
+        else resolve();
+      };
+      call.on('drain', settle);
+      state.onFailure(settle);
+    });
+  const start = toProtoConfig(options.policy);
+  void send({
+    start: {
+      direction: DIRECTION_TO_PROTO[options.direction],
+      config: start,
+      fail_mode: FAIL_MODE_TO_PROTO[options.failMode ?? 'closed'],
+      detector_timeout_ms: options.detectorTimeoutMs ?? 0,
+      window_chars: options.windowChars ?? 0,
+    },
+    text: '',
+    final: false,
+  }).catch(() => undefined);
+
+  // A surrogate pair split across two writes is sent whole with the second.
+  let carry = '';
+  let ended = false;
+  return {
+    async write(chunk) {
+      if (ended) throw invalidRequest('write() after end()');
+      let text = carry + chunk;
+      carry = '';
+      const last = text.charCodeAt(text.length - 1);
+      if (last >= 0xd800 && last <= 0xdbff) {
+        carry = text.slice(-1);
+        text = text.slice(0, -1);
+      }
+      for (let i = 0; i < text.length; i += MAX_STREAM_PIECE_CHARS) {
+        await send({ start: null, text: text.slice(i, i + MAX_STREAM_PIECE_CHARS), final: false });
+      }
+    },
+    async end() {
+      if (!ended) {
+        ended = true;
+        await send({ start: null, text: carry, final: true });
+        carry = '';
+        call.end();
+      }
+      return state.done;
+    },
+    cancel() {
+      state.cancelled = true;
+      call.cancel();
+    },
+    get latest() {
+      return state.latest;
+    },
+    [Symbol.asyncIterator]: () => state.iterator(),
+  };
+}
+
+/** Updates of one stream: the latest, a queue for the async iterator, the final one, and failure. */
+class StreamState {
+  latest: DetectStreamUpdate | undefined;
+  error: unknown;
+  cancelled = false;
+  readonly done: Promise<DetectStreamUpdate>;
+  private resolveDone!: (u: DetectStreamUpdate) => void;
+  private rejectDone!: (e: unknown) => void;
+  private readonly queue: DetectStreamUpdate[] = [];
+  private waiting: Array<{ resolve: (r: IteratorResult<DetectStreamUpdate>) => void; reject: (e: unknown) => void }> = [];
+  private closed = false;
+
+  constructor(private readonly onUpdate?: (update: DetectStreamUpdate) => void) {
+    this.done = new Promise<DetectStreamUpdate>((resolve, reject) => {
+      this.resolveDone = resolve;
+      this.rejectDone = reject;
+    });
+    this.done.catch(() => undefined);
+  }
+
+  push(update: DetectStreamUpdate): void {
+    this.latest = update;
+    if (this.onUpdate) this.onUpdate(update);
+    else {
+      const waiter = this.waiting.shift();
+      if (waiter) waiter.resolve({ value: update, done: false });
+      else this.queue.push(update);
+    }
+    if (update.done) this.resolveDone(update);
+  }
+
+  private readonly failureListeners = new Set<() => void>();
+
+  onFailure(listener: () => void): void {
+    this.failureListeners.add(listener);
+  }
+
+  off(listener: () => void): void {
+    this.failureListeners.delete(listener);
+  }
+
+  fail(err: unknown): void {
+    if (this.error !== undefined) return;
+    this.error = err;
+    this.closed = true;
+    this.rejectDone(err);
+    for (const w of this.waiting.splice(0)) w.reject(err);
+    for (const listener of [...this.failureListeners]) listener();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (!this.latest?.done && this.error === undefined) {
+      this.fail(new AppError('internal_error', 'Detection stream ended without a final update', { code: 'detection_unavailable', status: 503 }));
+      return;
+    }
+    for (const w of this.waiting.splice(0)) w.resolve({ value: undefined, done: true });
+  }
+
+  iterator(): AsyncIterator<DetectStreamUpdate> {
+    return {
+      next: () => {
+        const value = this.queue.shift();
+        if (value) return Promise.resolve({ value, done: false });
+        if (this.error !== undefined) return Promise.reject(this.error);
+        if (this.closed) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+      },
+    };
+  }
+}
+
+function fromProtoStreamResponse(r: ProtoDetectStreamResponse): DetectStreamUpdate {
+  const category = (c: ProtoDetectStreamResponse['categories'][number]): DetectCategory => ({
+    type: c.type,
+    confidence: c.confidence,
+    action: actionFromProto(c.action) ?? 'block',
+  });
+  return {
+    findings: r.findings.map(({ type, confidence, start, end, fired }) => ({ type, confidence, start, end, fired })),
+    newCategories: r.new_categories.map(category),
+    releasedUpTo: Number(r.released_up_to),
+    received: Number(r.received),
+    blocked: r.blocked,
+    categories: r.categories.map(category),
+    blockReason: r.block_reason,
+    outcomes: r.outcomes.map((o) => ({
+      type: o.type,
+      status: outcomeStatusFromProto(o.status) ?? 'error',
+      message: o.message,
+      elapsedMs: o.elapsed_ms,
+      failMode: failModeFromProto(o.fail_mode) ?? 'closed',
+    })),
+    scanned: r.scanned,
+    allowListed: r.allow_listed,
+    done: r.done,
+    elapsedMs: r.elapsed_ms,
+  };
+}
