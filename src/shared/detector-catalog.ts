@@ -28,6 +28,9 @@ export const DETECTOR_CATALOG = [
   { value: 'moderated_content/illicit', label: 'Illicit Activities', category: 'content_moderation' },
   { value: 'moderated_content/illicit_violent', label: 'Violent Illicit Activities', category: 'content_moderation' },
   { value: 'unknown_links', label: 'Unknown Links', category: 'malicious_links' },
+  // Addition to the spec's 24 types (issue 4: "Secrets are worth adding as an extra detector family"):
+  // API keys, tokens, private keys, passwords. See docs/detectors-contextual.md.
+  { value: 'secrets/credential', label: 'Credential or Secret', category: 'secrets' },
 ] as const;
 
 export type DetectorType = (typeof DETECTOR_CATALOG)[number]['value'];

@@ -1,0 +1,294 @@
+import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { AMBIGUOUS_NAMES, NAME_PARTICLES, NON_NAME_WORDS, ORG_NAME_PAIRS, ORG_PLACE_WORDS } from './lexicons/name-words';
+import { isFirst, isLast } from './name-lexicon';
+import { contextAfter, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
+
+/**
+ * pii/name: personal names, from first/last-name lexicons (lexicons/*.ts, ~2,100 given names and ~2,000
+ * surnames, loaded once into Sets), capitalisation and context.
+ *
+ * One linear pass tokenises the text: only words that start with an upper-case letter become tokens;
+ * lower-case words are skipped whole (a name particle such as "van" may sit between two capitalised
+ * tokens). Consecutive tokens separated by one space (or a middle initial "J.") form a run; each run is
+ * scored once. Code is not prose: identifiers (camelCase/PascalCase such as `JohnsonController`,
+ * snake_case, words glued to `.`, `(`, `<`, `_`, `$`, digits) break runs and never become names.
+ *
+ * Confidence (see scoreRun):
+ *   first + last name both in the lexicons                       0.80  (0.75 if one is an everyday word)
+ *   first name + unknown capitalised surname                      0.60
+ *   single lexicon name, no context                               0.40  (0.30 at a sentence start; not
+ *                                                                        reported when it is an everyday
+ *                                                                        word: "Will", "May", "Rose", "Mark")
+ *   context before/after adds: title (Mr., Dr.) or strong ("my name is", "Dear", "patient", "name:",
+ *   a signature after "Best regards,")  +0.15; medium ("Hi", "Thanks", "I'm", "contact", "my wife",
+ *   "said", ", MD") +0.10; weak ("with", "by", "meet") +0.05. A single first name with a strong context
+ *   is 0.85, with a medium one 0.80.
+ * Runs that contain an organisation/place word ("University", "Street", "Inc"), known company names
+ * shaped like people ("Morgan Stanley"), and runs of more than four names (title-case headings) are not
+ * names. Lower-case names are only taken right after "my name is", "name:", "call me", "i am".
+ */
+
+
+const MAX_FINDINGS = 1000;
+const MAX_RUN = 6;
+
+interface Token {
+  start: number;
+  end: number;
+  lower: string;
+  caps: boolean;
+  initial: boolean;
+  particle: boolean;
+}
+
+const LETTER = /\p{L}/u;
+const IDENTIFIER_BEFORE = new Set(['.', '_', '$', '@', '#', '/', '\\', '<', '&', '=', '`', '-', '+', '*', '~', '^', '|']);
+const IDENTIFIER_AFTER = new Set(['(', '_', '<', '[', '{', '$', '`', '=', '\\', '/']);
+const MC_PREFIX = /^(?:mc|mac|o'|o’|d'|d’|de|di|da|la|le|van|von|st|fitz)$/i;
+
+export class PersonNameDetector implements Detector {
+  readonly type = 'pii/name' as const;
+
+  detect(input: DetectorInput, signal: AbortSignal): DetectorFinding[] {
+    const { text } = input;
+    const findings: DetectorFinding[] = [];
+    let run: Token[] = [];
+    let runs = 0;
+    const flush = () => {
+      if (run.length === 0) return;
+      if (++runs % 256 === 0) signal.throwIfAborted();
+      if (findings.length < MAX_FINDINGS) scoreRunInto(text, run, findings);
+      run = [];
+    };
+    CAPITAL.lastIndex = 0;
+    for (let m = CAPITAL.exec(text); m; m = CAPITAL.exec(text)) {
+      const start = m.index;
+      const end = wordEnd(text, start);
+      CAPITAL.lastIndex = end;
+      if (text.charCodeAt(start) > 0x7f && !startsNonAsciiCapitalisedWord(text, start)) continue;
+      const token = readToken(text, start, end);
+      if (!token) {
+        flush();
+        continue;
+      }
+      const prev = run[run.length - 1];
+      if (!prev || run.length >= MAX_RUN || !joinRun(text, prev, token, run)) flush();
+      run.push(token);
+    }
+    CAPITAL.lastIndex = 0;
+    flush();
+    findings.push(...lowercaseAfterStrongContext(text));
+    return findings.slice(0, MAX_FINDINGS);
+  }
+}
+
+/**
+ * Where a capitalised word may start: an ASCII capital at a word boundary, or any letter of the Latin,
+ * Greek or Cyrillic blocks beyond ASCII (checked in JS: upper case, not inside a word). Plain character
+ * classes and `\b`, no Unicode-property look-behind: V8 runs this several times faster than
+ * `(?<![\p{L}\p{N}_])\p{Lu}` over text full of code and markup. Linear: single-character alternatives.
+ */
+const CAPITAL = /\b[A-Z]|[\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/g;
+const UPPER = /\p{Lu}/u;
+
+function startsNonAsciiCapitalisedWord(text: string, start: number): boolean {
+  if (!UPPER.test(text.charAt(start))) return false;
+  return start === 0 || !(LETTER.test(text.charAt(start - 1)) || /[\d_'’]/.test(text.charAt(start - 1)));
+}
+
+/** End of the word starting at `i`: letters, digits, `_`, and `'`/`’`/`-` between letters. */
+function wordEnd(text: string, i: number): number {
+  let j = i + 1;
+  while (j < text.length) {
+    const d = text.charCodeAt(j);
+    if ((d >= 0x61 && d <= 0x7a) || (d >= 0x41 && d <= 0x5a) || (d >= 0x30 && d <= 0x39) || d === 0x5f) j++;
+    else if ((d === 0x27 || d === 0x2019 || d === 0x2d) && j + 1 < text.length && LETTER.test(text.charAt(j + 1))) j++;
+    else if (d > 0x7f && LETTER.test(text.charAt(j))) j++;
+    else break;
+  }
+  return j;
+}
+
+/** A capitalised word as a token, or null when it is an identifier, a number-bearing word or code. */
+function readToken(text: string, start: number, end: number): Token | null {
+  const before = start > 0 ? (text[start - 1] as string) : '';
+  const after = end < text.length ? (text[end] as string) : '';
+  if (IDENTIFIER_BEFORE.has(before) && !(before === '-' && (text[start - 2] ?? ' ') === ' ')) return null;
+  if (IDENTIFIER_AFTER.has(after)) return null;
+  if (after === '.' && LETTER.test(text.charAt(end + 1))) return null;
+  let word = text.slice(start, end);
+  if (/[\d_]/.test(word)) return null;
+  if (/['’]s$/.test(word)) word = word.slice(0, -2);
+  const caps = word.length > 1 && word === word.toUpperCase();
+  if (!caps && /\p{Ll}\p{Lu}/u.test(word) && !validInnerCapital(word)) return null;
+  const initial = word.length === 1 && after === '.';
+  return { start, end: start + word.length, lower: word.toLowerCase(), caps, initial, particle: false };
+}
+
+/** "McDonald", "MacArthur", "O'Neil", "DeShawn", "LaToya", "VanDyke": one inner capital after a prefix. */
+function validInnerCapital(word: string): boolean {
+  const m = /^(\p{Lu}[\p{Ll}'’]*?)(\p{Lu}\p{Ll}+)$/u.exec(word);
+  return m !== null && MC_PREFIX.test(m[1] as string);
+}
+
+/**
+ * True when `next` continues the run ending in `prev`: one space between them, ". " after an initial,
+ * or lower-case name particles ("Ludwig van Beethoven"), which are appended to the run.
+ */
+function joinRun(text: string, prev: Token, next: Token, run: Token[]): boolean {
+  const gapLength = next.start - prev.end;
+  if (gapLength === 1 && text.charCodeAt(prev.end) === 0x20) return !prev.initial;
+  if (prev.initial) return gapLength <= 2 && text.startsWith(gapLength === 1 ? '.' : '. ', prev.end);
+  if (gapLength < 3 || gapLength > 12) return false;
+  const gap = text.slice(prev.end, next.start);
+  if (gap[0] !== ' ' || gap[gap.length - 1] !== ' ') return false;
+  const particles = gap.slice(1, -1).split(' ');
+  if (!particles.every((p) => NAME_PARTICLES.has(p))) return false;
+  let at = prev.end + 1;
+  for (const p of particles) {
+    run.push({ start: at, end: at + p.length, lower: p, caps: false, initial: false, particle: true });
+    at += p.length + 1;
+  }
+  return true;
+}
+
+const isAmbiguous = (t: Token) => AMBIGUOUS_NAMES.has(t.lower) || t.lower.length <= 2;
+const isNonName = (t: Token) => NON_NAME_WORDS.has(t.lower);
+
+/** True when the token at `start` opens a sentence, a line or a list item. */
+function sentenceStart(text: string, start: number): boolean {
+  let i = start - 1;
+  while (i >= 0 && (text[i] === ' ' || text[i] === '\t' || text[i] === '"' || text[i] === '(' || text[i] === '“')) i--;
+  if (i < 0) return true;
+  const ch = text[i] as string;
+  return '.!?\n\r:;*•>#|'.includes(ch) || (ch === '-' && (i === 0 || text[i - 1] === '\n'));
+}
+
+function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void {
+  while (run.length > 0 && (run[run.length - 1] as Token).particle) run.pop();
+  if (run.some((t) => ORG_PLACE_WORDS.has(t.lower))) return;
+  // Leading words that are not names ("Dear", "The", "When") are context, not part of the name.
+  let from = 0;
+  while (from < run.length && isNonName(run[from] as Token)) from++;
+  let to = from;
+  while (to < run.length && !isNonName(run[to] as Token)) to++;
+  let name = run.slice(from, to);
+  if (name.length === 0 || name.filter((t) => !t.initial && !t.particle).length > 4) return;
+  let atStart = from === 0 && sentenceStart(text, (name[0] as Token).start);
+  // "Invite Rachel Green": a capitalised sentence-initial word that is no name is not part of the name.
+  const opener = name[0] as Token;
+  if (atStart && name.length >= 2 && !isFirst(opener) && !isLast(opener) && weakBefore(text, opener.start)) {
+    name = name.slice(1);
+    atStart = false;
+  }
+  if (orgWordFollows(text, (run[run.length - 1] as Token).end)) return;
+  const first = name[0] as Token;
+  const last = name[name.length - 1] as Token;
+  // Without a lexicon name, only a strong context could make this a name: skip the context work when
+  // the word right before cannot open one (the common case for capitalised words in prose and markup).
+  const lexical = name.some((t) => !t.initial && !t.particle && (isFirst(t) || isLast(t)));
+  if (!lexical && !mayHaveStrongContext(text, first.start)) return;
+  const context = stronger(contextBefore(text, first.start), contextAfter(text, last.end));
+  const confidence = scoreRun(name, context, atStart);
+  if (confidence > 0) out.push({ confidence, start: first.start, end: last.end });
+}
+
+function weakBefore(text: string, start: number): boolean {
+  const level = contextBefore(text, start);
+  return level === 'none' || level === 'weak';
+}
+
+const AFTER_RUN = /^(?:,?[ \t]+(?:Jr|Sr)\.?)?\.?[ \t]+(\p{Lu}\p{L}{1,30})/u;
+
+/** "Martin Luther King Jr. Day", "Lincoln Memorial": an organisation/place/event word right after the run. */
+function orgWordFollows(text: string, end: number): boolean {
+  const m = AFTER_RUN.exec(text.slice(end, end + 48));
+  return m !== null && ORG_PLACE_WORDS.has((m[1] as string).toLowerCase());
+}
+
+const BONUS: Readonly<Record<ContextLevel, number>> = { title: 0.15, naming: 0.15, strong: 0.15, medium: 0.1, weak: 0.05, none: 0 };
+const RANK_STRONG: ReadonlySet<ContextLevel> = new Set(['title', 'naming', 'strong']);
+
+/** Confidence for the name tokens of a run (0 = not a name); see the class comment for the scale. */
+export function scoreRun(tokens: Token[], context: ContextLevel, atStart: boolean): number {
+  const core = tokens.filter((t) => !t.initial && !t.particle);
+  if (core.length === 0) return 0;
+  const allCaps = core.every((t) => t.caps);
+  if (core.length === 1) return scoreSingle(core[0] as Token, context, atStart);
+  const first = core[0] as Token;
+  const last = core[core.length - 1] as Token;
+  if (ORG_NAME_PAIRS.has(`${first.lower}_${last.lower}`)) return 0;
+  const shaped = (t: Token) => !isAmbiguous(t) && !t.caps && t.lower.length >= 2;
+  let base: number;
+  if (isFirst(first) && isLast(last)) base = 0.8;
+  else if ((isFirst(first) || isLast(first)) && (isLast(last) || isFirst(last))) base = 0.7;
+  else if (isFirst(first) && shaped(last)) base = 0.6;
+  else if (shaped(first) && isLast(last)) base = 0.6;
+  else if (RANK_STRONG.has(context)) base = shaped(first) && shaped(last) ? 0.55 : 0;
+  else base = 0;
+  if (base === 0) return 0;
+  const ambFirst = isAmbiguous(first);
+  const ambLast = isAmbiguous(last);
+  if (ambFirst && ambLast) base -= 0.2;
+  else if (ambFirst && atStart) base -= 0.15;
+  else if (ambFirst || ambLast) base -= 0.05;
+  if (core.length >= 3 || tokens.some((t) => t.initial)) base += 0.05;
+  if (allCaps) base -= 0.1;
+  return round(Math.min(0.97, base + BONUS[context]));
+}
+
+/** Endings of English nouns and code type names ("Formatter", "Parser", "Configuration"); unknown names only. */
+const NOUN_ENDING = /.{3}(?:er|or|ing|tion|sion|ment|ness|able|ible|ize|ise|ity|ism|ist|ware|ers|ors)$/;
+
+function scoreSingle(t: Token, context: ContextLevel, atStart: boolean): number {
+  const amb = isAmbiguous(t);
+  const kind = isFirst(t) ? 'first' : isLast(t) ? 'last' : 'unknown';
+  if (kind === 'unknown' && NOUN_ENDING.test(t.lower)) return 0;
+  if (t.caps && !RANK_STRONG.has(context)) return 0;
+  switch (context) {
+    case 'title':
+    case 'naming':
+      if (kind === 'unknown') return amb || t.caps ? 0 : 0.75;
+      return amb ? 0.8 : 0.85;
+    case 'strong':
+      if (kind === 'unknown') return amb || t.caps ? 0 : 0.7;
+      return kind === 'first' ? (amb ? 0.8 : 0.85) : 0.8;
+    case 'medium':
+      if (kind === 'unknown') return 0;
+      if (kind === 'first') return amb ? 0.5 : 0.8;
+      return amb ? 0 : 0.6;
+    default:
+      if (kind === 'unknown' || amb) return 0;
+      if (kind === 'first') return atStart ? 0.3 : 0.4;
+      return atStart ? 0.3 : 0.35;
+  }
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+const LOWER_CONTEXT =
+  /\b(my name is|my name's|name:|call me|i am|i'm)([ \t]+)([a-z][a-z'\-]{1,30})(?:([ \t]+)([a-z][a-z'\-]{1,30}))?/gi;
+
+/** A case-sensitive literal alternation (one linear pass, far cheaper than the case-insensitive regex below). */
+const INTRO_HINT = /name is|name's|Name is|name:|Name:|NAME:|call me|Call me|i am|I am|i'm|I'm|I AM|MY NAME/;
+
+/** "my name is john smith": lower-case lexicon names right after a self-introduction. */
+function lowercaseAfterStrongContext(text: string): DetectorFinding[] {
+  const out: DetectorFinding[] = [];
+  if (!INTRO_HINT.test(text)) return out;
+  LOWER_CONTEXT.lastIndex = 0;
+  for (let m = LOWER_CONTEXT.exec(text); m && out.length < MAX_FINDINGS; m = LOWER_CONTEXT.exec(text)) {
+    const intro = m[1] as string;
+    const first = m[3] as string;
+    if (first !== first.toLowerCase() || !isFirst({ lower: first })) continue;
+    const weakIntro = /^i/i.test(intro);
+    if (weakIntro && AMBIGUOUS_NAMES.has(first)) continue;
+    const start = m.index + intro.length + (m[2] as string).length;
+    const second = m[5];
+    const hasLast = second !== undefined && second === second.toLowerCase() && isLast({ lower: second });
+    const end = hasLast ? m.index + m[0].length : start + first.length;
+    out.push({ confidence: hasLast ? 0.9 : weakIntro ? 0.75 : 0.8, start, end });
+  }
+  LOWER_CONTEXT.lastIndex = 0;
+  return out;
+}
