@@ -1,0 +1,309 @@
+import { performance } from 'node:perf_hooks';
+import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
+import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import {
+  AbortTicker,
+  codeAt,
+  ContextWords,
+  digitsOf,
+  isAlnum,
+  isDigit,
+  isWordChar,
+  luhnValid,
+  MAX_FINDINGS,
+} from './signals';
+
+/**
+ * pii/phone_number: telephone numbers, found and validated by libphonenumber-js (Google's libphonenumber
+ * metadata). The default "min" metadata is used: with "max" (full per-type patterns, ~4x larger) the
+ * labeled fixtures scored no better (one published example, +971 4 123 4567, became invalid).
+ *
+ * Candidates: runs of digits joined by phone punctuation (spaces, "-", ".", "/", parentheses, dashes),
+ * optionally led by "+", with at least 7 digits; prose without such runs costs one regular-expression
+ * pass. Runs are cut into segments of whole tokens that can hold one number, and a cheap gate (a "+",
+ * an international prefix, or a plausible North American number at a token start) decides which
+ * segments libphonenumber's matcher sees (POSSIBLE leniency, default country US, "+CC" numbers of every
+ * country, a few characters of following text so its time-stamp check works). "00" before a country
+ * code is read as "+" ("0044 20 7946 0958"); national numbers of other countries without an
+ * international prefix ("020 7946 0958") are not recognised. Library calls that find nothing are
+ * budgeted (MAX_FRUITLESS_CALLS, MAX_LIBRARY_MS): a wall of number-like digits makes the detector throw,
+ * so the engine reports it and applies the fail mode, instead of skipping text silently.
+ *
+ * Not reported: a run glued to letters, "_" or other digits (hex, identifiers, UUID parts, IBANs),
+ * dotted runs with 4+ groups and no "+" (IP addresses, versions), a version word or "v" before, SSN
+ * shapes (3-2-4), a Luhn-valid 13-19 digit card number, dates ("2024-01-15", "12/31/2020"), time stamps,
+ * bare digit strings that cannot be a US number (not 7, 10 or 1+10 digits).
+ *
+ * Confidence:
+ *   valid, written as a phone number ("+", or grouped with spaces/dashes/dots/parentheses)
+ *                                             0.85, 0.95 with a phone word (call, phone, tel, mobile, …)
+ *   valid, a bare run of digits ("4155552671") 0.60, 0.85 with a phone word
+ *   possible only (right length, not valid)   0.45, 0.60 with a phone word
+ *   an ID word nearby (order, invoice, ref, tracking, #…) and no phone word: at most 0.45
+ */
+
+export const PHONE_CONFIDENCE = {
+  formattedWithContext: 0.95,
+  formatted: 0.85,
+  bareWithContext: 0.85,
+  bare: 0.6,
+  possibleWithContext: 0.6,
+  possible: 0.45,
+  idContextCap: 0.45,
+} as const;
+
+const DEFAULT_COUNTRY: CountryCode = 'US';
+const MIN_DIGITS = 7;
+/** Characters of text after a run passed along (time-stamp checks look at ":30" after "2012-01-02 08"). */
+const LOOKAHEAD = 8;
+/** A segment handed to libphonenumber holds at most this many digits (E.164 is 15, plus "00"/"011"). */
+const MAX_SEGMENT_DIGITS = 17;
+
+const DASHES = '\u2010-\u2015\u2212';
+// Runs of at least MIN_DIGITS digits joined by phone punctuation. Linear: each iteration is "up to three
+// punctuation characters, then a digit", which parses one way only, and no match starts inside a digit
+// group.
+const RUN = new RegExp(`(?<![0-9])\\+?\\(?[0-9](?:[ \\t().\\-/${DASHES}]{0,3}[0-9]){${MIN_DIGITS - 1},}`, 'g');
+
+const PHONE_WORDS = new ContextWords([
+  'call', 'called', 'calling', 'phone', 'phones', 'telephone', 'tel', 'tel.', 'mobile', 'mob', 'cell',
+  'cellphone', 'fax', 'whatsapp', 'sms', 'text me', 'dial', 'ph', 'contact', 'reach me', 'hotline',
+  'landline', 'telegram', 'viber', 'voicemail', 'tlf', 'telefon', 'tél', 'handy', 'portable', 'móvil',
+]);
+const ID_WORDS = new ContextWords([
+  'order', 'invoice', 'ref', 'reference', 'id', 'tracking', 'transaction', 'txn', 'sku', 'serial', 'ticket',
+  'case', 'po', 'isbn', 'issn', 'build', 'version', 'account', 'acct', 'ssn', 'iban', 'card', 'customer',
+  'confirmation', 'booking', 'pnr', 'receipt', 'batch', 'lot', 'record', 'row', 'timestamp', 'epoch', 'pid',
+]);
+
+const VERSION_BEFORE = /(?:^|[^a-z0-9])(?:v|ver|version|release|build|rev)\.?\s*[:=]?\s*$/i;
+const DATE_SHAPE = /^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})(?:\D|$)/;
+const SSN_SHAPE = /^\d{3}([- ]?)\d{2}\1\d{4}$/;
+const DOTTED_QUAD = /\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/; // bounded: constant work per start
+const NANP_DOTTED = /^1\.\d{3}\.\d{3}\.\d{4}$/; // 1.800.555.0199
+// A whole run that is a date or a date and hour ("2024-05-15", "2024-05-15 10", "12/31/2020").
+const DATE_RUN = /^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[ T]\d{1,2})?|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$/;
+
+export class PhoneNumberDetector implements Detector {
+  readonly type = 'pii/phone_number' as const;
+
+  detect(input: DetectorInput, signal: AbortSignal): DetectorFinding[] {
+    const { text } = input;
+    const ticker = new AbortTicker(signal);
+    const budget = new LibraryBudget(ticker);
+    const findings: DetectorFinding[] = [];
+    RUN.lastIndex = 0;
+    for (let m = RUN.exec(text); m && findings.length < MAX_FINDINGS; m = RUN.exec(text)) {
+      ticker.tick();
+      const start = m.index;
+      const end = start + m[0].length;
+      if (!runAllowed(text, start, end, m[0])) continue;
+      findings.push(...scanRun({ text, start, end, budget, limit: MAX_FINDINGS - findings.length }));
+    }
+    RUN.lastIndex = 0;
+    return dedupe(findings).slice(0, MAX_FINDINGS);
+  }
+}
+
+/** Cheap checks on a whole run before libphonenumber sees it. */
+function runAllowed(text: string, start: number, end: number, run: string): boolean {
+  if (digitCount(run) < MIN_DIGITS) return false;
+  const lead = run.charCodeAt(0);
+  const glued = isDigit(lead) && isWordChar(codeAt(text, start - 1));
+  if (glued || isWordChar(codeAt(text, end))) return false;
+  // "ID-4155552671", "x.4155552671": joined to an identifier.
+  const before = codeAt(text, start - 1);
+  if ((before === 0x2d || before === 0x2e || before === 0x5f) && isAlnum(codeAt(text, start - 2))) return false;
+  if (run.startsWith('+')) return true;
+  if ((DOTTED_QUAD.test(run) && !NANP_DOTTED.test(run)) || DATE_RUN.test(run)) return false;
+  // A bare digit string can only be a national US number (7, 10, or 11 digits with the trunk "1") or an
+  // international one dialled with "00"/"011". libphonenumber costs ~50 µs a call, so this matters.
+  if (/^[0-9]+$/.test(run)) {
+    const n = run.length;
+    return n === 7 || n === 10 || (n === 11 && run.startsWith('1')) || /^0(?:0|11)[1-9]/.test(run);
+  }
+  return true;
+}
+
+function digitCount(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (isDigit(s.charCodeAt(i))) n++;
+  return n;
+}
+
+/**
+ * libphonenumber costs ~50 µs a call on a short segment (more on digit soup). Calls that find nothing
+ * are budgeted, by count and by time; running out throws (the engine reports the detector as failed and
+ * applies the policy's fail mode) rather than silently skipping the rest of the text. Only machine-made
+ * digit walls get there; a long list of real numbers stops at MAX_FINDINGS instead.
+ */
+export const MAX_FRUITLESS_CALLS = 2000;
+export const MAX_LIBRARY_MS = 150;
+
+class LibraryBudget {
+  private fruitless = 0;
+  private spentMs = 0;
+
+  constructor(private readonly ticker: AbortTicker) {}
+
+  /** Runs one library call and accounts for it. */
+  call<T extends unknown[]>(fn: () => T): T {
+    this.ticker.tick();
+    const started = performance.now();
+    const result = fn();
+    this.spentMs += performance.now() - started;
+    if (result.length === 0) this.fruitless++;
+    if (this.fruitless > MAX_FRUITLESS_CALLS || this.spentMs > MAX_LIBRARY_MS) {
+      throw new Error('pii/phone_number: too many number-like candidates (digit table or wall); text not fully scanned');
+    }
+    return result;
+  }
+}
+
+/**
+ * A run cut into segments of whole tokens (split at whitespace) that can each hold one phone number: a
+ * segment closes before a token that would take it past MAX_SEGMENT_DIGITS, or before "(" once it has
+ * MIN_DIGITS digits ("415-555-2671 (646) 555-0143"). When libphonenumber finds nothing in a segment, the
+ * next segment starts one token later, so a number starting anywhere is seen whole.
+ */
+interface RunArgs {
+  text: string;
+  start: number;
+  end: number;
+  budget: LibraryBudget;
+  /** Findings still wanted. */
+  limit: number;
+}
+
+function scanRun({ text, start, end, budget, limit }: RunArgs): DetectorFinding[] {
+  const tokens = tokensOf(text, start, end);
+  const out: DetectorFinding[] = [];
+  let k = 0;
+  while (k < tokens.length && out.length < limit) {
+    let digits = 0;
+    let j = k;
+    while (j < tokens.length) {
+      const t = tokens[j] as Token;
+      if (j > k && (digits + t.digits > MAX_SEGMENT_DIGITS || (t.paren && digits >= MIN_DIGITS))) break;
+      digits += t.digits;
+      j++;
+    }
+    const from = (tokens[k] as Token).start;
+    const to = (tokens[j - 1] as Token).end;
+    const found = plausibleSegment(text, tokens, k, j) ? scanWindow({ text, start: from, end: to, runEnd: end, budget }) : [];
+    out.push(...found);
+    if (found.length === 0) {
+      k++;
+      continue;
+    }
+    const last = Math.max(...found.map((f) => f.end));
+    while (k < tokens.length && (tokens[k] as Token).start < last) k++;
+  }
+  return out;
+}
+
+interface Token {
+  start: number;
+  end: number;
+  digits: number;
+  /** Starts with "(": an area code in parentheses begins a new number. */
+  paren: boolean;
+}
+
+/** The whitespace-separated tokens of text[start, end). */
+function tokensOf(text: string, start: number, end: number): Token[] {
+  const tokens: Token[] = [];
+  let i = start;
+  while (i < end) {
+    while (i < end && isBlank(text.charCodeAt(i))) i++;
+    if (i >= end) break;
+    const s = i;
+    let digits = 0;
+    while (i < end && !isBlank(text.charCodeAt(i))) {
+      if (isDigit(text.charCodeAt(i))) digits++;
+      i++;
+    }
+    tokens.push({ start: s, end: i, digits, paren: text.charCodeAt(s) === 0x28 });
+  }
+  return tokens;
+}
+
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
+// A North American number from a token start: optional trunk 1, area code and exchange not starting 0/1.
+const NANP_DIGITS = /^1?[2-9][0-9]{2}[2-9][0-9]{6}/;
+
+/**
+ * Cheap gate before libphonenumber (~50 µs a call): the segment starts with "+" or an international
+ * prefix (00, 011), or some token of it starts a North American number. Tables of small numbers,
+ * decimals and years do not get past it.
+ */
+function plausibleSegment(text: string, tokens: readonly Token[], from: number, to: number): boolean {
+  const first = tokens[from] as Token;
+  if (text.charCodeAt(first.start) === 0x2b /* + */) return true;
+  const digits = digitsOf(text.slice(first.start, (tokens[to - 1] as Token).end));
+  if (/^0(?:0|11)[1-9]/.test(digits)) return true;
+  let offset = 0;
+  for (let k = from; k < to; k++) {
+    if (NANP_DIGITS.test(digits.slice(offset))) return true;
+    offset += (tokens[k] as Token).digits;
+  }
+  return false;
+}
+
+interface WindowArgs {
+  text: string;
+  start: number;
+  end: number;
+  /** End of the whole run: a window that reaches it also gets LOOKAHEAD characters of following text. */
+  runEnd: number;
+  budget: LibraryBudget;
+}
+
+function scanWindow({ text, start, end, runEnd, budget }: WindowArgs): DetectorFinding[] {
+  if (digitCount(text.slice(start, end)) < MIN_DIGITS) return [];
+  const slice = text.slice(start, end >= runEnd ? Math.min(text.length, end + LOOKAHEAD) : end);
+  // "0044 20 7946 0958": the "00" international prefix used outside North America reads as "+".
+  const idd = /^00[1-9]/.test(slice);
+  const out: DetectorFinding[] = [];
+  const search = idd ? `+${slice.slice(2)}` : slice;
+  const numbers = budget.call(() => findPhoneNumbersInText(search, { defaultCountry: DEFAULT_COUNTRY, extended: true }));
+  for (const found of numbers) {
+    const s = start + found.startsAt + (idd && found.startsAt > 0 ? 1 : 0);
+    // An extension ("ext. 204") may run into the look-ahead; the span keeps the number itself.
+    const e = Math.min(end, start + found.endsAt + (idd ? 1 : 0));
+    if (s >= end) continue; // starts in the look-ahead: not part of this run
+    const confidence = scorePhone(text, s, e, found.number.isValid());
+    if (confidence > 0) out.push({ confidence, start: s, end: e });
+  }
+  return out;
+}
+
+/** 0 = not a phone number; otherwise the confidence of text[start, end). */
+export function scorePhone(text: string, start: number, end: number, valid: boolean): number {
+  const raw = text.slice(start, end);
+  const digits = digitsOf(raw);
+  if (isWordChar(codeAt(text, start - 1)) && raw[0] !== '+' && raw[0] !== '(') return 0;
+  if (isWordChar(codeAt(text, end))) return 0;
+  if (SSN_SHAPE.test(raw) || DATE_SHAPE.test(raw)) return 0;
+  if (digits.length >= 13 && digits.length <= 19 && raw[0] !== '+' && luhnValid(digits)) return 0;
+  if (VERSION_BEFORE.test(text.slice(Math.max(0, start - 12), start))) return 0;
+  if (raw[0] !== '+' && raw.split('.').length > 3 && !NANP_DOTTED.test(raw)) return 0;
+  const phoneWord = PHONE_WORDS.near(text, start, end);
+  const C = PHONE_CONFIDENCE;
+  let confidence: number;
+  if (!valid) confidence = phoneWord ? C.possibleWithContext : C.possible;
+  else if (raw[0] === '+' || /[ ().\-\u2010-\u2015\u2212/]/.test(raw)) confidence = phoneWord ? C.formattedWithContext : C.formatted;
+  else confidence = phoneWord ? C.bareWithContext : C.bare;
+  const idBefore = codeAt(text, start - 1) === 0x23 || codeAt(text, start - 2) === 0x23; // "#4155552671"
+  if (!phoneWord && (idBefore || ID_WORDS.near(text, start, end, 24))) confidence = Math.min(confidence, C.idContextCap);
+  return confidence;
+}
+
+/** Slices of long runs overlap; keep the first finding of each start. */
+function dedupe(findings: DetectorFinding[]): DetectorFinding[] {
+  const seen = new Set<number>();
+  return findings.filter((f) => (seen.has(f.start) ? false : (seen.add(f.start), true)));
+}

@@ -1,0 +1,56 @@
+import {
+  AbortTicker,
+  ABORT_CHECK_EVERY,
+  ContextWords,
+  digitGroups,
+  digitsOf,
+  luhnValid,
+} from '../../../../src/detection/detectors/pii/signals';
+import { abortedSignal } from './numeric-scan';
+
+describe('numeric PII signals', () => {
+  it('computes the Luhn checksum', () => {
+    expect(luhnValid('4539148803436467')).toBe(true);
+    expect(luhnValid('4539148803436468')).toBe(false);
+    expect(luhnValid('79927398713')).toBe(true);
+    expect(luhnValid('')).toBe(false);
+  });
+
+  it('extracts digits and digit groups with their separators', () => {
+    expect(digitsOf('(415) 555-2671')).toBe('4155552671');
+    const text = 'x 4111 22.33\n44 y';
+    const groups = digitGroups(text, 2, 15);
+    expect(groups.map((g) => text.slice(g.start, g.end))).toEqual(['4111', '22', '33', '44']);
+    expect(groups.map((g) => g.afterDot)).toEqual([false, false, true, false]);
+    expect(groups.map((g) => g.afterLineBreak)).toEqual([false, false, false, true]);
+  });
+
+  it('matches context words as whole words, case-insensitively, near a span', () => {
+    const words = new ContextWords(['card', 'social security', 'cc']);
+    expect(words.test('Credit CARD')).toBe(true);
+    expect(words.test('discard')).toBe(false);
+    expect(words.test('accept')).toBe(false);
+    expect(words.test('cc#')).toBe(true);
+    expect(words.test('SOCIAL_SECURITY')).toBe(true);
+    const text = `card ${'x'.repeat(50)} 4111`;
+    expect(words.near(text, text.length - 4, text.length)).toBe(false);
+    expect(words.near(text, text.length - 4, text.length, 60)).toBe(true);
+  });
+
+  it('finds context hits once per region and answers for many spans', () => {
+    const text = 'visa 1111 and 2222 ... discard 3333';
+    const hits = new ContextWords(['visa', 'card']).hits(text, 0, text.length);
+    expect(hits.near(5, 9)).toBe(true);
+    expect(hits.near(31, 35, 5)).toBe(false); // "card" inside "discard" is not a hit
+  });
+
+  it('throws the abort reason every ABORT_CHECK_EVERY ticks once aborted', () => {
+    expect(() => new AbortTicker(abortedSignal('gone'))).toThrow('gone');
+    const controller = new AbortController();
+    const ticker = new AbortTicker(controller.signal);
+    controller.abort(new Error('late'));
+    expect(() => {
+      for (let i = 0; i < ABORT_CHECK_EVERY; i++) ticker.tick();
+    }).toThrow('late');
+  });
+});

@@ -1,0 +1,96 @@
+import { PHONE_CONFIDENCE, PhoneNumberDetector } from '../../../../src/detection/detectors/pii/phone-number-detector';
+import { abortedSignal, scanWith, topConfidence } from './numeric-scan';
+
+const detector = new PhoneNumberDetector();
+const scan = (text: string) => scanWith(detector, text);
+const top = (text: string) => topConfidence(detector, text);
+
+describe('PhoneNumberDetector', () => {
+  it.each([
+    ['Call (415) 555-2671 now', '(415) 555-2671', PHONE_CONFIDENCE.formattedWithContext],
+    ['(415) 555-2671', '(415) 555-2671', PHONE_CONFIDENCE.formatted],
+    ['415.555.2671', '415.555.2671', PHONE_CONFIDENCE.formatted],
+    ['415 555 2671', '415 555 2671', PHONE_CONFIDENCE.formatted],
+    ['1-800-555-0199', '1-800-555-0199', PHONE_CONFIDENCE.formatted],
+    ['+1 212 736 5000', '+1 212 736 5000', PHONE_CONFIDENCE.formatted],
+    ['+14155552671', '+14155552671', PHONE_CONFIDENCE.formatted],
+    ['+44 20 7946 0958', '+44 20 7946 0958', PHONE_CONFIDENCE.formatted],
+    ['Tel. +49 30 901820', '+49 30 901820', PHONE_CONFIDENCE.formattedWithContext],
+    ['+33 1 42 68 53 00', '+33 1 42 68 53 00', PHONE_CONFIDENCE.formatted],
+    ['Tel: +81 3-3224-3111', '+81 3-3224-3111', PHONE_CONFIDENCE.formattedWithContext],
+    ['0044 20 7946 0958', '0044 20 7946 0958', PHONE_CONFIDENCE.formatted],
+    ['phone: 4155552671', '4155552671', PHONE_CONFIDENCE.bareWithContext],
+    ['4155552671', '4155552671', PHONE_CONFIDENCE.bare],
+    ['Phone: 415.669.9951 ext. 204', '415.669.9951', PHONE_CONFIDENCE.formattedWithContext],
+  ])('scores %j', (text, expected, confidence) => {
+    expect(scan(text).map((m) => [m.match, m.confidence])).toEqual([[expected, confidence]]);
+  });
+
+  it('sees full-width digits and no-break spaces after NFKC', () => {
+    expect(scan('call （４１５） ５５５-２６７１').map((m) => m.match)).toEqual(['(415) 555-2671']);
+    expect(scan('tel 415\u00a0555\u00a02671').map((m) => m.match)).toEqual(['415 555 2671']);
+  });
+
+  it('finds every number of a list, with spans into the text', () => {
+    const text = 'Phones: 415-555-2671 212-555-1234 (646) 555-0143 +44 20 7946 0958 and 617 555 0199';
+    const found = scan(text);
+    expect(found.map((m) => m.match)).toEqual([
+      '415-555-2671',
+      '212-555-1234',
+      '(646) 555-0143',
+      '+44 20 7946 0958',
+      '617 555 0199',
+    ]);
+    for (const m of found) expect(text.slice(m.start, m.end)).toBe(m.match);
+  });
+
+  it('scores possible-but-invalid numbers and ID-labelled numbers below L2', () => {
+    expect(top('1700000000')).toBeLessThan(0.75);
+    expect(top('Order #4155552671')).toBe(PHONE_CONFIDENCE.idContextCap);
+    expect(top('invoice 4155552671')).toBe(PHONE_CONFIDENCE.idContextCap);
+  });
+
+  it.each([
+    ['2024-05-15 10:30:00'],
+    ['20240515103000'],
+    ['12/31/2020'],
+    ['31.12.2020'],
+    ['card 4111 1111 1111 1111'],
+    ['4532015112830366'],
+    ['SSN 536-22-1234'],
+    ['IBAN DE89 3704 0044 0532 0130 00'],
+    ['192.168.100.200'],
+    ['v2.14.3'],
+    ['10.0.19045.3803'],
+    ['version 415.555.2671'],
+    ['0x4155552671'],
+    ['id_4155552671'],
+    ['a4155552671b'],
+    ['ID-4155552671'],
+    ['id 550e8400-e29b-41d4-a716-446655440000'],
+    ['values [415, 555, 2671]'],
+    ['ISBN 978-0-306-40615-7'],
+    ['Chen Li. VLDB J. 12(3): 211-227 (2003).'],
+  ])('does not report %j at L2', (text) => {
+    expect(top(text)).toBeLessThan(0.75);
+  });
+
+  it('honours an aborted signal', () => {
+    const text = '(415) 555-2671, '.repeat(600);
+    expect(() => detector.detect({ text, direction: 'input' }, abortedSignal('stop'))).toThrow('stop');
+  });
+
+  it('stops at 1000 findings on a long list and is quick on prose', () => {
+    expect(scan('(415) 555-2671 '.repeat(3000))).toHaveLength(1000);
+    const prose = 'In 2024 the office moved to 42 Main Street; 3 of 17 teams relocated. '.repeat(15_000);
+    const started = Date.now();
+    expect(scan(prose)).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('fails loudly instead of silently skipping a wall of number-like digits', () => {
+    const started = Date.now();
+    expect(() => scan('4 '.repeat(500_000))).toThrow(/too many number-like candidates/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
