@@ -27,5 +27,25 @@ function inLexicon(lexicon: ReadonlySet<string>, lower: string, every: boolean):
   return parts.length > 0 && (every ? parts.every((p) => lexicon.has(p)) : lexicon.has(parts[parts.length - 1] as string));
 }
 
-export const isFirst = (t: { lower: string }) => inLexicon(FIRST, t.lower, true);
-export const isLast = (t: { lower: string }) => inLexicon(LAST, t.lower, false);
+const IS_FIRST = 1;
+const IS_LAST = 2;
+const KNOWN = 4;
+/**
+ * Lexicon answers per lower-case word (bit set of IS_FIRST / IS_LAST), memoised: the lookups fold and
+ * strip the word first, and the same capitalised words recur through a text. Bounded: cleared when full.
+ */
+const MEMO = new Map<string, number>();
+const MEMO_LIMIT = 20_000;
+
+function lookup(lower: string): number {
+  let bits = MEMO.get(lower);
+  if (bits === undefined) {
+    bits = KNOWN | (inLexicon(FIRST, lower, true) ? IS_FIRST : 0) | (inLexicon(LAST, lower, false) ? IS_LAST : 0);
+    if (MEMO.size >= MEMO_LIMIT) MEMO.clear();
+    MEMO.set(lower, bits);
+  }
+  return bits;
+}
+
+export const isFirst = (t: { lower: string }) => (lookup(t.lower) & IS_FIRST) !== 0;
+export const isLast = (t: { lower: string }) => (lookup(t.lower) & IS_LAST) !== 0;

@@ -174,6 +174,17 @@ function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void 
   while (to < run.length && !isNonName(run[to] as Token)) to++;
   let name = run.slice(from, to);
   if (name.length === 0 || name.filter((t) => !t.initial && !t.particle).length > 4) return;
+  // Without a lexicon name, only a strong context could make this a name (see below). Checked first,
+  // as it settles most capitalised words of prose and code: the first name token is name[0], or name[1]
+  // when a sentence-initial non-name opener is dropped (which leaves `lexical` unchanged).
+  const lexical = name.some((t) => !t.initial && !t.particle && (isFirst(t) || isLast(t)));
+  if (
+    !lexical &&
+    !mayHaveStrongContext(text, (name[0] as Token).start) &&
+    !(name.length >= 2 && mayHaveStrongContext(text, (name[1] as Token).start))
+  ) {
+    return;
+  }
   let atStart = from === 0 && sentenceStart(text, (name[0] as Token).start);
   // "Invite Rachel Green": a capitalised sentence-initial word that is no name is not part of the name.
   const opener = name[0] as Token;
@@ -186,7 +197,6 @@ function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void 
   const last = name[name.length - 1] as Token;
   // Without a lexicon name, only a strong context could make this a name: skip the context work when
   // the word right before cannot open one (the common case for capitalised words in prose and markup).
-  const lexical = name.some((t) => !t.initial && !t.particle && (isFirst(t) || isLast(t)));
   if (!lexical && !mayHaveStrongContext(text, first.start)) return;
   const context = stronger(contextBefore(text, first.start), contextAfter(text, last.end));
   const confidence = scoreRun(name, context, atStart);
@@ -272,10 +282,16 @@ const LOWER_CONTEXT =
 /** A case-sensitive literal alternation (one linear pass, far cheaper than the case-insensitive regex below). */
 const INTRO_HINT = /name is|name's|Name is|name:|Name:|NAME:|call me|Call me|i am|I am|i'm|I'm|I AM|MY NAME/;
 
+/**
+ * Literals at least one of which every INTRO_HINT match contains: plain substring searches (V8 skips
+ * ahead by the literal's length) rule out most texts before the alternation walks them.
+ */
+const INTRO_ANCHORS = ['name', 'Name', 'NAME', 'all me', 'i am', 'I am', 'I AM', "i'm", "I'm"];
+
 /** "my name is john smith": lower-case lexicon names right after a self-introduction. */
 function lowercaseAfterStrongContext(text: string): DetectorFinding[] {
   const out: DetectorFinding[] = [];
-  if (!INTRO_HINT.test(text)) return out;
+  if (!INTRO_ANCHORS.some((a) => text.includes(a)) || !INTRO_HINT.test(text)) return out;
   LOWER_CONTEXT.lastIndex = 0;
   for (let m = LOWER_CONTEXT.exec(text); m && out.length < MAX_FINDINGS; m = LOWER_CONTEXT.exec(text)) {
     const intro = m[1] as string;
