@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { startDetectionServer } from './detection/server';
 import { buildGatewayApp } from './gateway/app';
+import type { LimitStore } from './gateway/limits/limit-store';
+import { LimitsService } from './gateway/limits/limits.service';
+import { MemoryLimitStore } from './gateway/limits/memory-store';
+import { closeRedis, connectRedis } from './gateway/limits/redis-client';
+import { ResilientLimitStore } from './gateway/limits/redis-store';
 import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
 import { AlertNotifier } from './management/events/alert-notifier';
 import { AuditWriter } from './management/events/audit-writer';
@@ -40,6 +45,8 @@ export interface StartOptions {
   config: Config;
   services: readonly ServiceName[];
   logger: Logger;
+  /** Time source of the rate limits (tests move it across minutes and UTC days); Date.now by default. */
+  clock?: () => number;
 }
 
 type Closer = { name: string; close: () => Promise<unknown> };
@@ -102,7 +109,26 @@ export async function startServices(options: StartOptions): Promise<RunningServi
       closers.push({ name: 'alerts', close: () => alerts.close() });
       sinks.alerts = alerts;
     }
-    const probes = await buildProbes({ config, storage, detection: detectionClient, closers, logger });
+    const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, logger.child({ component: 'redis' })) : undefined;
+    if (redis) closers.push({ name: 'redis', close: () => closeRedis(redis) });
+    const limitStore: LimitStore = redis
+      ? new ResilientLimitStore({ redis, prefix: config.LIMITS_KEY_PREFIX, logger: logger.child({ component: 'limits' }) })
+      : new MemoryLimitStore();
+    closers.push({ name: 'limits', close: () => limitStore.close() });
+    const limits = new LimitsService({
+      store: limitStore,
+      settings: {
+        platformTrafficRpm: config.PLATFORM_TRAFFIC_RPM,
+        platformManagementRpm: config.PLATFORM_MANAGEMENT_RPM,
+        authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+      },
+      now: options.clock,
+    });
+    // Closed before the store (closers run in reverse): pending output charges are written first.
+    closers.push({ name: 'limits-charges', close: () => limits.close() });
+    const probes = buildProbes({ storage, detection: detectionClient, redis });
+    // Redis only holds rate-limit counters, which fall back to memory: its loss degrades, never fails, health.
+    const health = { degradable: ['redis'], info: () => ({ limits: limits.status() }) };
 
     if (wanted.has('gateway')) {
       const app = buildGatewayApp({
@@ -121,6 +147,8 @@ export async function startServices(options: StartOptions): Promise<RunningServi
           streamWindowChars: config.STREAM_SCAN_WINDOW_CHARS,
         },
         probes,
+        health,
+        limits,
       });
       running.gatewayUrl = await listen(app, config.HOST, config.PORT);
       closers.push({ name: 'gateway', close: () => app.close() });
@@ -135,6 +163,8 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         anthropicBaseUrl: config.ANTHROPIC_BASE_URL,
         audit: sinks,
         probes,
+        health,
+        limits,
       });
       running.sensorUrl = await listen(app, config.HOST, config.SENSOR_PORT);
       closers.push({ name: 'sensor', close: () => app.close() });
@@ -147,13 +177,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
   }
 }
 
-async function buildProbes(o: {
-  config: Config;
-  storage: Storage;
-  detection: DetectionClient;
-  closers: Closer[];
-  logger: Logger;
-}): Promise<Record<string, HealthProbe>> {
+function buildProbes(o: { storage: Storage; detection: DetectionClient; redis?: Redis }): Record<string, HealthProbe> {
   const probes: Record<string, HealthProbe> = {
     database: async () => {
       await o.storage.query('SELECT 1');
@@ -162,11 +186,8 @@ async function buildProbes(o: {
       if (!(await o.detection.checkHealth())) throw new Error('detection service is not serving');
     },
   };
-  if (o.config.REDIS_URL) {
-    const redis = new Redis(o.config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    redis.on('error', (err: Error) => o.logger.warn({ err: err.message }, 'redis connection problem'));
-    await redis.connect().catch((err: Error) => o.logger.warn({ err: err.message }, 'redis not reachable at start'));
-    o.closers.push({ name: 'redis', close: () => redis.quit().catch(() => redis.disconnect()) });
+  const redis = o.redis;
+  if (redis) {
     probes.redis = async () => {
       await redis.ping();
     };

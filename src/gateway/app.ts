@@ -6,9 +6,10 @@ import type { ProjectAuthService } from '../management/projects/project-auth.ser
 import type { ProjectService } from '../management/projects/project.service';
 import type { DetectionClient } from '../shared/detection-client';
 import { createHttpApp } from '../shared/http/create-app';
-import { registerHealthRoute, type HealthProbe } from '../shared/http/health';
+import { registerHealthRoute, type HealthOptions, type HealthProbe } from '../shared/http/health';
 import type { Logger } from '../shared/logger';
 import { graphqlPlugin } from './graphql/graphql.plugin';
+import type { LimitsService } from './limits/limits.service';
 import { registerChatCompletionsRoutes } from './routes/chat-completions.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
 import { registerManagementRoutes } from './routes/management.routes';
@@ -24,13 +25,17 @@ export interface GatewayDeps {
   audit: AuditSinks;
   upstream: { baseUrl: string; apiKey?: string; timeoutMs: number; streamWindowChars: number };
   probes: Record<string, HealthProbe>;
+  /** Degradable probes and extra fields of /health. */
+  health?: Pick<HealthOptions, 'degradable' | 'info'>;
+  /** Rate limits (docs/limits.md); none when absent. */
+  limits?: LimitsService;
 }
 
 /** The gateway ({base_url}): traffic and management routes. Returned unstarted; the caller listens. */
 export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, envelope: 'standard' });
-  registerHealthRoute(app, { service: 'gateway', probes: deps.probes });
-  registerDetectRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit });
+  registerHealthRoute(app, { service: 'gateway', probes: deps.probes, ...deps.health });
+  registerDetectRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit, limits: deps.limits });
   registerChatCompletionsRoutes(app, {
     auth: deps.auth,
     detection: deps.detection,
@@ -39,8 +44,9 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
     upstreamApiKey: deps.upstream.apiKey,
     upstreamTimeoutMs: deps.upstream.timeoutMs,
     streamWindowChars: deps.upstream.streamWindowChars,
+    limits: deps.limits,
   });
-  registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events });
-  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, logger: deps.logger });
+  registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, limits: deps.limits });
+  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, logger: deps.logger, rateLimits: deps.limits });
   return app;
 }

@@ -3,8 +3,9 @@ import type { AuditSinks } from '../management/events/audit.hook';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
 import type { DetectionClient } from '../shared/detection-client';
 import { createHttpApp } from '../shared/http/create-app';
-import { registerHealthRoute, type HealthProbe } from '../shared/http/health';
+import { registerHealthRoute, type HealthOptions, type HealthProbe } from '../shared/http/health';
 import type { Logger } from '../shared/logger';
+import type { LimitsService } from '../gateway/limits/limits.service';
 import { registerMessagesRoutes } from './messages.routes';
 
 export interface SensorDeps {
@@ -15,12 +16,22 @@ export interface SensorDeps {
   anthropicBaseUrl: string;
   audit: AuditSinks;
   probes: Record<string, HealthProbe>;
+  /** Degradable probes and extra fields of /health. */
+  health?: Pick<HealthOptions, 'degradable' | 'info'>;
+  /** Rate limits (docs/limits.md); none when absent. */
+  limits?: LimitsService;
 }
 
 /** The sensor ({sensor_url}): the messages passthrough for coding assistants, and /health. Unstarted. */
 export function buildSensorApp(deps: SensorDeps): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, envelope: 'messages' });
-  registerHealthRoute(app, { service: 'sensor', probes: deps.probes });
-  registerMessagesRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit, upstreamBaseUrl: deps.anthropicBaseUrl });
+  registerHealthRoute(app, { service: 'sensor', probes: deps.probes, ...deps.health });
+  registerMessagesRoutes(app, {
+    auth: deps.auth,
+    detection: deps.detection,
+    audit: deps.audit,
+    upstreamBaseUrl: deps.anthropicBaseUrl,
+    limits: deps.limits,
+  });
   return app;
 }

@@ -7,6 +7,8 @@ import { authOf } from '../management/projects/request-auth';
 import { AppError } from '../shared/errors';
 import { setRiskHeaders } from '../shared/http/risk-headers';
 import { readMessagesRequest } from './messages-spec';
+import { svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
+import type { LimitsService } from '../gateway/limits/limits.service';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and ours: never forwarded in either direction. */
 const HOP_BY_HOP = new Set([
@@ -20,6 +22,7 @@ export interface MessagesRouteDeps {
   detection: DetectionClient;
   audit: AuditSinks;
   upstreamBaseUrl: string;
+  limits?: LimitsService;
 }
 
 /** Request headers for the upstream: every end-to-end header byte for byte, minus X-Svc-Key and hop-by-hop ones. */
@@ -48,7 +51,8 @@ function authenticateSensor(deps: MessagesRouteDeps) {
  * permission_error and forward nothing.
  */
 export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): void {
-  const hooks = { onRequest: authenticateSensor(deps), onResponse: auditResponses(deps.audit) };
+  const limited = trafficLimitHooks(deps.limits, { wire: 'messages', authenticate: authenticateSensor(deps), credential: svcKeyCredential });
+  const hooks = { ...limited, onResponse: auditResponses(deps.audit) };
   app.post('/v1/messages', hooks, async (request, reply) => {
     const ctx = authOf(request);
     const summary = readMessagesRequest(request.body);

@@ -93,6 +93,14 @@ export const configSchema = z.object({
     .default(5000),
   SHUTDOWN_TIMEOUT_MS: positiveInt('SHUTDOWN_TIMEOUT_MS', 10000, 300000),
   BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES', 10 * 1024 * 1024, 100 * 1024 * 1024),
+  // Rate limits (docs/limits.md): platform limits per key, failed authentications per client address.
+  PLATFORM_TRAFFIC_RPM: positiveInt('PLATFORM_TRAFFIC_RPM', 1000, 10_000_000),
+  PLATFORM_MANAGEMENT_RPM: positiveInt('PLATFORM_MANAGEMENT_RPM', 100, 10_000_000),
+  AUTH_FAILURES_PER_MINUTE: positiveInt('AUTH_FAILURES_PER_MINUTE', 20, 1_000_000),
+  LIMITS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_.{}-]{1,64}$/, 'LIMITS_KEY_PREFIX must be 1 to 64 letters, digits or : _ . - { }')
+    .default('svc:limits:'),
   // Classifier model backends (docs/classifier-backends.md). Raw fields only: the mappings are parsed and
   // cross-checked by src/detection/classifiers/backends/classifier-config.ts when detection starts.
   CLASSIFIER_BACKENDS: z.preprocess(empty, z.string().optional()),

@@ -31,10 +31,16 @@ export interface TestServices {
   dispose(): Promise<void>;
 }
 
+/**
+ * Platform and failed-authentication limits out of the way for suites that are not about them (one key
+ * makes hundreds of management calls a minute there); test/e2e/limits*.test.ts set their own.
+ */
+const RELAXED_LIMITS = { PLATFORM_TRAFFIC_RPM: '1000000', PLATFORM_MANAGEMENT_RPM: '1000000', AUTH_FAILURES_PER_MINUTE: '1000000' };
+
 /** Starts another instance of the given services on an existing database (no new database, no cleanup of it). */
 export async function startAnotherInstance(
   first: TestServices,
-  options: { services: readonly ServiceName[]; env?: Record<string, string> },
+  options: { services: readonly ServiceName[]; env?: Record<string, string>; clock?: () => number },
 ): Promise<{ running: RunningServices; gatewayUrl: string; logs: LogCapture }> {
   if (!first.databaseUrl) throw new Error('another instance needs a PostgreSQL target');
   const config = loadConfig({
@@ -44,17 +50,18 @@ export async function startAnotherInstance(
     DATABASE_URL: first.databaseUrl,
     LOG_LEVEL: 'info',
     SHUTDOWN_TIMEOUT_MS: '5000',
+    ...RELAXED_LIMITS,
     ...options.env,
   });
   const logs = new LogCapture();
-  const running = await startServices({ config, services: options.services, logger: createLogger({ level: 'info', destination: logs }) });
+  const running = await startServices({ config, services: options.services, logger: createLogger({ level: 'info', destination: logs }), clock: options.clock });
   return { running, gatewayUrl: running.gatewayUrl ?? '', logs };
 }
 
 /** Starts the real services on port 0 (detection over real gRPC) on a fresh database of `target`. */
 export async function startTestServices(
   target: StorageTarget,
-  options: { services?: readonly ServiceName[]; env?: Record<string, string> } = {},
+  options: { services?: readonly ServiceName[]; env?: Record<string, string>; clock?: () => number } = {},
 ): Promise<TestServices> {
   const db = await target.create();
   const apiKey = generateApiKey();
@@ -67,13 +74,14 @@ export async function startTestServices(
     BOOTSTRAP_API_KEY: apiKey,
     LOG_LEVEL: 'info',
     SHUTDOWN_TIMEOUT_MS: '5000',
+    ...RELAXED_LIMITS,
     ...options.env,
   });
   const logs = new LogCapture();
   const logger = createLogger({ level: config.LOG_LEVEL, destination: logs });
   let running: RunningServices;
   try {
-    running = await startServices({ config, services: options.services ?? ALL_SERVICES, logger });
+    running = await startServices({ config, services: options.services ?? ALL_SERVICES, logger, clock: options.clock });
   } catch (err) {
     await db.cleanup();
     throw err;

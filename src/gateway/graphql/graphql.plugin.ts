@@ -5,6 +5,8 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { requireBearerKey } from '../../management/projects/request-auth';
 import type { Logger } from '../../shared/logger';
+import { bearerCredential, limitedAuth } from '../limits/limit-hooks';
+import type { LimitsService } from '../limits/limits.service';
 import { eventResolvers } from './event.resolvers';
 import { buildContext, type GraphqlContext, type GraphqlServices } from './graphql-context';
 import { errorLoggingPlugin, formatGraphqlError } from './graphql-errors';
@@ -31,6 +33,8 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxDepth: 8, maxAliases: 
 export interface GraphqlDeps extends GraphqlServices {
   logger?: Logger;
   limits?: Partial<GraphqlLimits>;
+  /** Rate limits (the management platform limit per key, failed authentications per address). */
+  rateLimits?: LimitsService;
 }
 
 export const GRAPHQL_PATH = '/graphql';
@@ -87,7 +91,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     method: ['GET', 'POST'],
     url: GRAPHQL_PATH,
     // As the REST management routes: the key is checked before the body is even parsed.
-    onRequest: requireBearerKey(deps.auth),
+    onRequest: limitedAuth(deps.rateLimits, { routeClass: 'management', authenticate: requireBearerKey(deps.auth), credential: bearerCredential }),
     handler: fastifyApolloHandler<GraphqlContext>(apollo, { context: async (request) => buildContext(request, services) }),
   });
 }

@@ -6,6 +6,8 @@ import { authOf, requireBearerKey } from '../../management/projects/request-auth
 import type { DetectCategory, DetectionClient, DetectResult } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
 import { setRiskHeaders } from '../../shared/http/risk-headers';
+import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
+import type { LimitsService } from '../limits/limits.service';
 import { blockedStreamTail, identityOf, readChatRequest, responseTexts, type StreamIdentity } from '../proxy/openai-chat.spec';
 import { SseParser } from '../proxy/sse';
 import { StreamGuard } from '../proxy/stream-guard';
@@ -20,6 +22,7 @@ export interface ChatRouteDeps {
   /** Characters of context the stream scanner keeps: text is released this far behind the upstream. */
   streamWindowChars: number;
   upstreamTimeoutMs?: number;
+  limits?: LimitsService;
 }
 
 /** Request headers passed to the upstream (the caller's Authorization — our key — never is). */
@@ -53,7 +56,8 @@ function upstreamHeaders(request: FastifyRequest, apiKey: string | undefined): R
  * before anything of it is returned — whole for JSON, incrementally for SSE streams.
  */
 export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRouteDeps): void {
-  const hooks = { onRequest: requireBearerKey(deps.auth), onResponse: auditResponses(deps.audit) };
+  const limited = trafficLimitHooks(deps.limits, { wire: 'openai-chat', authenticate: requireBearerKey(deps.auth), credential: bearerCredential });
+  const hooks = { ...limited, onResponse: auditResponses(deps.audit) };
   app.post('/v1/chat/completions', hooks, async (request, reply) => {
     const ctx = authOf(request);
     const chat = readChatRequest(request.body);
@@ -81,6 +85,8 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
       throw upstreamErrorToAppError(upstream.statusCode, (await upstream.body.text()).slice(0, 65536));
     }
     const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+    // Policy limits: counts the streamed output tokens and cuts the stream at max_output_tokens.
+    if (isStream) upstream.body = meterStream(request, upstream.body, upstream.headers);
     if (!outputScanned(ctx)) {
       reply.status(upstream.statusCode);
       copyResponseHeaders(reply, upstream.headers);

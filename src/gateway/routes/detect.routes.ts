@@ -7,6 +7,8 @@ import type { DetectionClient } from '../../shared/detection-client';
 import { parseBody } from '../../shared/http/validation';
 import { setRiskHeaders } from '../../shared/http/risk-headers';
 import { directionSchema } from '../../shared/policy';
+import { bearerCredential, trafficLimitHooks } from '../limits/limit-hooks';
+import type { LimitsService } from '../limits/limits.service';
 
 /** Largest `content` accepted by /v1/detect (characters); the body limit applies first. */
 export const MAX_DETECT_CONTENT_CHARS = 1_000_000;
@@ -20,6 +22,7 @@ export interface DetectRouteDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
   audit: AuditSinks;
+  limits?: LimitsService;
 }
 
 /**
@@ -28,7 +31,8 @@ export interface DetectRouteDeps {
  * here (this call only detects); X-Risk-* headers mirror the body.
  */
 export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps): void {
-  app.post('/v1/detect', { onRequest: requireBearerKey(deps.auth), onResponse: auditResponses(deps.audit) }, async (request, reply) => {
+  const limited = trafficLimitHooks(deps.limits, { wire: 'detect', authenticate: requireBearerKey(deps.auth), credential: bearerCredential });
+  app.post('/v1/detect', { ...limited, onResponse: auditResponses(deps.audit) }, async (request, reply) => {
     const body = parseBody(detectBodySchema, request.body);
     const ctx = authOf(request);
     request.audit = { countTexts: [body.content] };

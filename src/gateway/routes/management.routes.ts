@@ -9,12 +9,15 @@ import { createProjectSchema, listProjectsQuerySchema, updateProjectSchema } fro
 import type { ProjectService } from '../../management/projects/project.service';
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import { parseBody, parseQuery } from '../../shared/http/validation';
+import { bearerCredential, limitedAuth } from '../limits/limit-hooks';
+import type { LimitsService } from '../limits/limits.service';
 
 export interface ManagementRouteDeps {
   auth: ProjectAuthService;
   policies: PolicyService;
   projects: ProjectService;
   events: EventService;
+  limits?: LimitsService;
 }
 
 /** The spec's management routes, served under /v1 and /api/v1, with and without the trailing slash. */
@@ -64,7 +67,7 @@ export function registerManagementRoutes(app: FastifyInstance, deps: ManagementR
   for (const prefix of MANAGEMENT_PREFIXES) {
     void app.register(
       async (scoped) => {
-        scoped.addHook('onRequest', requireBearerKey(deps.auth));
+        scoped.addHook('onRequest', limitedAuth(deps.limits, { routeClass: 'management', authenticate: requireBearerKey(deps.auth), credential: bearerCredential }));
         policyRoutes(scoped, deps);
         projectRoutes(scoped, deps);
         eventRoutes(scoped, deps);

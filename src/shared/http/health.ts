@@ -10,6 +10,13 @@ export interface HealthOptions {
   /** Per-probe budget. */
   timeoutMs?: number;
   startedAt?: number;
+  /**
+   * Probes whose failure degrades the service without making it unhealthy (e.g. Redis, when the rate
+   * limits fall back to local memory): still 200 and status "healthy", listed under `degraded`.
+   */
+  degradable?: readonly string[];
+  /** Extra top-level fields of the body (e.g. `limits: {store}`). */
+  info?: () => Record<string, unknown>;
 }
 
 interface ProbeResult {
@@ -41,8 +48,9 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
  * GET /health: `{status: "healthy", service, version, uptime_s, checks}` with 200, or
- * `{status: "unhealthy", reason, ...}` with 503 when a dependency is down. No authentication; no
- * secrets or content in the body.
+ * `{status: "unhealthy", reason, ...}` with 503 when a dependency is down. A degradable dependency that
+ * is down keeps 200 / "healthy" and is named in `degraded`. No authentication; no secrets or content
+ * in the body.
  */
 export function registerHealthRoute(app: FastifyInstance, options: HealthOptions): void {
   const startedAt = options.startedAt ?? Date.now();
@@ -51,14 +59,19 @@ export function registerHealthRoute(app: FastifyInstance, options: HealthOptions
     const names = Object.keys(options.probes);
     const results = await Promise.all(names.map((n) => runProbe(options.probes[n]!, timeoutMs)));
     const checks = Object.fromEntries(names.map((n, i) => [n, results[i]!]));
-    const down = names.filter((_, i) => results[i]!.status === 'down');
+    const degradable = new Set(options.degradable ?? []);
+    const failed = names.filter((_, i) => results[i]!.status === 'down');
+    const down = failed.filter((n) => !degradable.has(n));
+    const degraded = failed.filter((n) => degradable.has(n));
     const body = {
       status: down.length === 0 ? 'healthy' : 'unhealthy',
       ...(down.length > 0 ? { reason: down.map((n) => `${n}: ${checks[n]!.error}`).join('; ') } : {}),
+      ...(degraded.length > 0 ? { degraded } : {}),
       service: options.service,
       version: VERSION,
       uptime_s: Math.floor((Date.now() - startedAt) / 1000),
       checks,
+      ...(options.info ? options.info() : {}),
     };
     return reply.status(down.length === 0 ? 200 : 503).send(body);
   });
