@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { countTextTokens } from '../../src/gateway/limits/tokens';
+import { countTextTokens } from '../../src/shared/tokens';
 import { generateApiKey } from '../../src/shared/api-key';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';

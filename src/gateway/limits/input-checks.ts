@@ -3,7 +3,7 @@ import type { RateLimits } from '../../shared/policy';
 import { readChatRequest } from '../proxy/openai-chat.spec';
 import { readMessagesRequest } from '../../sensor/messages-spec';
 import { findTokenFlooding } from './flooding';
-import { countCharacters, countTokens, encodingForModel, type EncodingName } from './tokens';
+import { countCharacters, countTokens, encodingForModel, type EncodingName } from '../../shared/tokens';
 
 /** The wire APIs whose requests the policy limits measure. */
 export type WireApi = 'openai-chat' | 'messages' | 'detect';

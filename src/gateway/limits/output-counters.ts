@@ -1,5 +1,5 @@
 import { chunkTexts, identityOf, responseTexts, type StreamIdentity } from '../proxy/openai-chat.spec';
-import { countTextTokens, type EncodingName } from './tokens';
+import { countTextTokens, type EncodingName } from '../../shared/tokens';
 import type { WireApi } from './input-checks';
 
 /**

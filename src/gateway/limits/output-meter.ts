@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { SseParser } from '../proxy/sse';
 import type { WireApi } from './input-checks';
 import { jsonOutputTokens, streamCounter, type StreamCounter } from './output-counters';
-import type { EncodingName } from './tokens';
+import type { EncodingName } from '../../shared/tokens';
 
 const MAX_JSON_BYTES = 16 * 1024 * 1024;
 const METERED = Symbol('limits.metered');

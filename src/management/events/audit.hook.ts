@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { countTokens } from 'gpt-tokenizer';
+import { countTextTokens } from '../../shared/tokens';
 import type { RecordedFinding } from '../../storage/entities/security-event.entity';
 import type { AlertNotifier } from './alert-notifier';
 import type { AuditEvent, AuditWriter } from './audit-writer';
@@ -29,7 +29,8 @@ export function sessionIdOf(request: FastifyRequest): string | null {
 function tokensOf(texts: readonly string[] | undefined): number | null {
   if (!texts) return null;
   let n = 0;
-  for (const t of texts) n += t.length === 0 ? 0 : countTokens(t);
+  // countTextTokens is linear on long unbroken runs and treats special-token text as plain text.
+  for (const t of texts) n += t.length === 0 ? 0 : countTextTokens(t);
   return n;
 }
 

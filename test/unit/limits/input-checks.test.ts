@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { countTokens as libraryCount } from 'gpt-tokenizer';
 import { findTokenFlooding, FLOOD_MIN_CHARS } from '../../../src/gateway/limits/flooding';
 import { checkInput, readWireRequest, type WireRequest } from '../../../src/gateway/limits/input-checks';
-import { countCharacters, countTextTokens, countTokens, encodingForModel } from '../../../src/gateway/limits/tokens';
+import { countCharacters, countTextTokens, countTokens, encodingForModel } from '../../../src/shared/tokens';
 import { AppError } from '../../../src/shared/errors';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../../../src/shared/policy';
 
