@@ -1,3 +1,4 @@
+import { DETECTOR_CATALOG } from '../../src/shared/detector-catalog';
 import { getIntrospectionQuery } from 'graphql';
 import { PolicyService } from '../../src/management/policies/policy.service';
 import { ProjectService } from '../../src/management/projects/project.service';
@@ -75,9 +76,11 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('GraphQL managem
   });
 
   describe('queries', () => {
-    it('detector_types lists the 24 registry types and threshold_levels L1-L4', async () => {
+    it('detector_types lists the catalog (the spec\'s 24 types plus the secrets/credential addition) and threshold_levels L1-L4', async () => {
       const data = await gql.data('{ detector_types { value label category } threshold_levels { value label } }');
-      expect(data.detector_types).toHaveLength(24);
+      expect(data.detector_types.map((d: Json) => d.value)).toEqual(DETECTOR_CATALOG.map((d) => d.value));
+      expect(data.detector_types.filter((d: Json) => d.value !== 'secrets/credential')).toHaveLength(24);
+      expect(data.detector_types).toContainEqual({ value: 'secrets/credential', label: 'Credential or Secret', category: 'secrets' });
       expect(data.detector_types[0]).toEqual({ value: 'prompt_attack', label: 'Prompt Attack', category: 'prompt_defense' });
       expect(data.detector_types.map((d: Json) => d.value)).toContain('pii/email');
       expect(data.threshold_levels.map((t: Json) => t.value)).toEqual(['L1', 'L2', 'L3', 'L4']);
