@@ -1,6 +1,16 @@
 import { DETECTOR_CATALOG, type DetectorType } from '../shared/detector-catalog';
+import { classifierDetectorFactory } from './classifiers/classifier-detector';
 import type { Detector, DetectorFactory } from './detector';
+import { CreditCardDetector } from './detectors/pii/credit-card-detector';
+import { AddressDetector } from './detectors/pii/address-detector';
 import { EmailDetector } from './detectors/pii/email-detector';
+import { IbanDetector } from './detectors/pii/iban-detector';
+import { IpAddressDetector } from './detectors/pii/ip-address-detector';
+import { PersonNameDetector } from './detectors/pii/person-name-detector';
+import { PhoneNumberDetector } from './detectors/pii/phone-number-detector';
+import { UsSsnDetector } from './detectors/pii/us-ssn-detector';
+import { UnknownLinksDetector } from './detectors/links/unknown-links-detector';
+import { CredentialDetector } from './detectors/secrets/credential-detector';
 
 /**
  * The explicit detector registry. IMPLEMENTATIONS is keyed by every catalog type, so adding a type to
@@ -9,30 +19,31 @@ import { EmailDetector } from './detectors/pii/email-detector';
  * (never passed silently, never a reason to block).
  */
 const IMPLEMENTATIONS: Readonly<Record<DetectorType, DetectorFactory | null>> = {
-  prompt_attack: null,
-  jailbreak: null,
+  prompt_attack: classifierDetectorFactory('prompt_attack'),
+  jailbreak: classifierDetectorFactory('jailbreak'),
   'pii/email': () => new EmailDetector(),
-  'pii/credit_card': null,
-  'pii/us_social_security_number': null,
-  'pii/phone_number': null,
-  'pii/ip_address': null,
-  'pii/iban_code': null,
-  'pii/address': null,
-  'pii/name': null,
-  'moderated_content/harassment': null,
-  'moderated_content/harassment_threatening': null,
-  'moderated_content/hate': null,
-  'moderated_content/hate_threatening': null,
-  'moderated_content/sexual': null,
-  'moderated_content/sexual_minors': null,
-  'moderated_content/violence': null,
-  'moderated_content/violence_graphic': null,
-  'moderated_content/self_harm': null,
-  'moderated_content/self_harm_intent': null,
-  'moderated_content/self_harm_instructions': null,
-  'moderated_content/illicit': null,
-  'moderated_content/illicit_violent': null,
-  unknown_links: null,
+  'pii/credit_card': () => new CreditCardDetector(),
+  'pii/us_social_security_number': () => new UsSsnDetector(),
+  'pii/phone_number': () => new PhoneNumberDetector(),
+  'pii/ip_address': () => new IpAddressDetector(),
+  'pii/iban_code': () => new IbanDetector(),
+  'pii/address': () => new AddressDetector(),
+  'pii/name': () => new PersonNameDetector(),
+  'moderated_content/harassment': classifierDetectorFactory('moderated_content/harassment'),
+  'moderated_content/harassment_threatening': classifierDetectorFactory('moderated_content/harassment_threatening'),
+  'moderated_content/hate': classifierDetectorFactory('moderated_content/hate'),
+  'moderated_content/hate_threatening': classifierDetectorFactory('moderated_content/hate_threatening'),
+  'moderated_content/sexual': classifierDetectorFactory('moderated_content/sexual'),
+  'moderated_content/sexual_minors': classifierDetectorFactory('moderated_content/sexual_minors'),
+  'moderated_content/violence': classifierDetectorFactory('moderated_content/violence'),
+  'moderated_content/violence_graphic': classifierDetectorFactory('moderated_content/violence_graphic'),
+  'moderated_content/self_harm': classifierDetectorFactory('moderated_content/self_harm'),
+  'moderated_content/self_harm_intent': classifierDetectorFactory('moderated_content/self_harm_intent'),
+  'moderated_content/self_harm_instructions': classifierDetectorFactory('moderated_content/self_harm_instructions'),
+  'moderated_content/illicit': classifierDetectorFactory('moderated_content/illicit'),
+  'moderated_content/illicit_violent': classifierDetectorFactory('moderated_content/illicit_violent'),
+  unknown_links: () => new UnknownLinksDetector(),
+  'secrets/credential': () => new CredentialDetector(),
 };
 
 export interface DetectorTypeListing {

@@ -1,0 +1,110 @@
+import type { ClassifierScores } from '../backend';
+import { calibrate } from './calibration';
+import { FeatureHasher, type SparseVector } from './features';
+import { ATTACK_SIGNALS } from './heuristics';
+import { artefactSchema, unpackWeights, type BuiltinArtefact, type HeadSpec } from './model-format';
+import {
+  DERIVED_CATEGORIES,
+  DERIVED_PARENT_CAP,
+  MODERATION_CATEGORIES,
+  PARENT,
+  moderationType,
+  type HeadName,
+  type ModerationCategory,
+} from './taxonomy';
+import { windowFeatures, type WindowFeatures } from './window-features';
+
+/** The heads that also score the focus around an attack signal. */
+export const ATTACK_HEADS: readonly HeadName[] = ['prompt_attack', 'jailbreak'];
+
+/**
+ * The builtin classifier: linear heads over hashed n-grams + heuristic features, calibrated, combined
+ * with heuristic / lexicon floors and the moderation taxonomy. Scores one window (the router windows
+ * long texts). Pure and synchronous: the same text always gives the same scores.
+ */
+export class BuiltinModel {
+  readonly hasher: FeatureHasher;
+  readonly heads: readonly HeadSpec[];
+  private readonly weights: Int8Array;
+  private readonly headIndex: ReadonlyMap<HeadName, number>;
+
+  constructor(artefact: BuiltinArtefact) {
+    const parsed = artefactSchema.parse(artefact);
+    const signalIds = ATTACK_SIGNALS.map((s) => s.id);
+    if (parsed.signals.join(',') !== signalIds.join(',')) {
+      throw new Error('builtin model: heuristic signals differ from the code (retrain with npm run train)');
+    }
+    this.hasher = new FeatureHasher(parsed.hashing, signalIds.length);
+    this.heads = parsed.heads;
+    this.weights = unpackWeights(parsed.weights, this.hasher.dimension, parsed.heads.length);
+    this.headIndex = new Map(parsed.heads.map((h, i) => [h.name, i]));
+  }
+
+  /** Raw logits per head, in `heads` order. */
+  logits(vector: SparseVector): Float64Array {
+    const k = this.heads.length;
+    const acc = new Float64Array(k);
+    const w = this.weights;
+    for (let i = 0; i < vector.length; i++) {
+      const base = (vector.index[i] as number) * k;
+      const v = vector.value[i] as number;
+      for (let h = 0; h < k; h++) acc[h] = (acc[h] as number) + (w[base + h] as number) * v;
+    }
+    for (let h = 0; h < k; h++) {
+      const head = this.heads[h] as HeadSpec;
+      acc[h] = (acc[h] as number) * head.scale + head.bias;
+    }
+    return acc;
+  }
+
+  features(text: string): WindowFeatures {
+    return windowFeatures(this.hasher, text);
+  }
+
+  scoreWindow(text: string): ClassifierScores {
+    const f = this.features(text);
+    return this.combine(this.windowLogits(f), f);
+  }
+
+  /** Logits of the window; the attack heads take the higher of the window and its focus (window-features.ts). */
+  windowLogits(f: Pick<WindowFeatures, 'vector' | 'focus'>): Float64Array {
+    const z = this.logits(f.vector);
+    if (!f.focus) return z;
+    const zf = this.logits(f.focus);
+    for (const name of ATTACK_HEADS) {
+      const i = this.headIndex.get(name);
+      if (i !== undefined) z[i] = Math.max(z[i] as number, zf[i] as number);
+    }
+    return z;
+  }
+
+  /** Calibrated head scores + floors + derived categories + parent closure. */
+  combine(logits: Float64Array, f: Pick<WindowFeatures, 'signals' | 'lexicon'>): ClassifierScores {
+    const head = (name: HeadName): number => {
+      const i = this.headIndex.get(name);
+      if (i === undefined) return 0;
+      return calibrate(logits[i] as number, (this.heads[i] as HeadSpec).calibration);
+    };
+    const jailbreak = Math.max(head('jailbreak'), f.signals.floor.jailbreak);
+    // prompt_attack covers every attack, jailbreaks included, through its own head (trained on all of
+    // them). Taking max(prompt_attack, jailbreak) was measured and dropped: held-out ROC-AUC 0.977 → 0.965
+    // (the union of two heads' false positives costs more recall than jailbreak adds).
+    const promptAttack = Math.max(head('prompt_attack'), f.signals.floor.prompt_attack);
+    const mod = {} as Record<ModerationCategory, number>;
+    for (const c of MODERATION_CATEGORIES) {
+      if ((DERIVED_CATEGORIES as readonly string[]).includes(c)) continue;
+      mod[c] = Math.max(head(c as HeadName), f.lexicon.floors[c] ?? 0);
+    }
+    for (const c of DERIVED_CATEGORIES) {
+      const parent = PARENT[c] as ModerationCategory;
+      mod[c] = Math.max(f.lexicon.floors[c] ?? 0, Math.min(mod[parent], DERIVED_PARENT_CAP));
+    }
+    for (const c of MODERATION_CATEGORIES) {
+      const parent = PARENT[c];
+      if (parent) mod[parent] = Math.max(mod[parent], mod[c]);
+    }
+    const scores: ClassifierScores = { prompt_attack: promptAttack, jailbreak };
+    for (const c of MODERATION_CATEGORIES) scores[moderationType(c)] = mod[c];
+    return scores;
+  }
+}

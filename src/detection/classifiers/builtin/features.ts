@@ -1,0 +1,234 @@
+import { isWordUnit } from './text-prep';
+
+/**
+ * Feature hashing for the builtin linear models: word uni/bi-grams and character n-grams of the
+ * prepared text (text-prep.ts), each n-gram hashed (FNV-1a over UTF-16 units, murmur3 finaliser) into
+ * one of 2^bits buckets. Per block (characters, words) the counts get sublinear TF (1 + ln count) and
+ * the block is L2-normalised, then scaled by its block weight; the blocks are added (the sum of squared
+ * block weights is 1, so the vector has unit norm up to bucket collisions).
+ *
+ * There is deliberately NO length feature: every block is length-normalised, so a 3 KB text and a
+ * 300-character text with the same vocabulary profile get the same vector. (Jailbreaks in the training
+ * data are long and benign prompts short; a raw length signal would be a shortcut.)
+ *
+ * Heuristic signals (heuristics.ts) are appended as dense features after the hashed space: index
+ * 2^bits + i for signal i, value HEURISTIC_VALUE when the signal fires.
+ */
+
+export interface HashingParams {
+  /** log2 of the number of hashed buckets. */
+  bits: number;
+  /** Mixed into every hash so unrelated models do not share collisions. */
+  seed: number;
+  /** Character n-gram lengths, inclusive range. */
+  charMin: number;
+  charMax: number;
+  /** Word n-gram lengths: 1 = unigrams, 2 = uni + bigrams. */
+  wordMax: number;
+  charWeight: number;
+  wordWeight: number;
+  /**
+   * Character n-grams keep punctuation and symbols (only whitespace runs fold to one space) instead of
+   * folding every non-word run to a space: delimiters such as "###", "<|", "]:" then become features.
+   */
+  keepPunctuation: boolean;
+}
+
+export const DEFAULT_HASHING: HashingParams = Object.freeze({
+  bits: 18,
+  seed: 0x5eed2024,
+  charMin: 3,
+  charMax: 5,
+  wordMax: 2,
+  charWeight: Math.SQRT1_2,
+  wordWeight: Math.SQRT1_2,
+  keepPunctuation: false,
+});
+
+export const HEURISTIC_VALUE = 0.5;
+
+/** A sparse vector: the first `length` entries of `index` / `value`. */
+export interface SparseVector {
+  index: Int32Array;
+  value: Float32Array;
+  length: number;
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const SPACE = 0x20;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d || c === 0x0c || c === 0x0b || c === 0xa0 || c === 0x3000;
+}
+
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * Turns prepared text into a sparse vector. Not re-entrant (scratch buffers are reused between calls);
+ * `extract` returns a fresh copy, so its result can be kept.
+ */
+export class FeatureHasher {
+  readonly dimension: number;
+  private readonly shift: number;
+  private readonly counts: Float32Array;
+  private readonly touched: Int32Array;
+  private touchedCount = 0;
+  private readonly out: Float32Array;
+  private readonly outTouched: Int32Array;
+  private outCount = 0;
+  private readonly salts: Int32Array;
+  /** Scratch: the character stream of charBlock; the TF values of flushBlock. */
+  private units = new Int32Array(4096);
+  private tf = new Float64Array(4096);
+
+  constructor(
+    readonly params: HashingParams,
+    readonly heuristicCount: number,
+  ) {
+    const buckets = 1 << params.bits;
+    this.dimension = buckets + heuristicCount;
+    this.shift = 32 - params.bits;
+    this.counts = new Float32Array(buckets);
+    this.touched = new Int32Array(buckets);
+    this.out = new Float32Array(buckets);
+    this.outTouched = new Int32Array(buckets);
+    // One salt per n-gram kind: char n (index n), word unigram (index 8), word bigram (index 9).
+    this.salts = new Int32Array(10);
+    for (let i = 0; i < this.salts.length; i++) this.salts[i] = fmix((params.seed ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0) | 0;
+  }
+
+  /** Features of `prepared`, with the heuristic signals at the given indices (0-based) set. */
+  extract(prepared: string, heuristicHits: readonly number[] = []): SparseVector {
+    this.outCount = 0;
+    this.charBlock(prepared);
+    this.flushBlock(this.params.charWeight);
+    this.wordBlock(prepared);
+    this.flushBlock(this.params.wordWeight);
+    const n = this.outCount + heuristicHits.length;
+    const index = new Int32Array(n);
+    const value = new Float32Array(n);
+    for (let i = 0; i < this.outCount; i++) {
+      const b = this.outTouched[i] as number;
+      index[i] = b;
+      value[i] = this.out[b] as number;
+      this.out[b] = 0;
+    }
+    const base = 1 << this.params.bits;
+    heuristicHits.forEach((h, j) => {
+      index[this.outCount + j] = base + h;
+      value[this.outCount + j] = HEURISTIC_VALUE;
+    });
+    this.outCount = 0;
+    return { index, value, length: n };
+  }
+
+  private add(hash: number): void {
+    const b = fmix(hash >>> 0) >>> this.shift;
+    if (this.counts[b] === 0) this.touched[this.touchedCount++] = b;
+    this.counts[b] = (this.counts[b] as number) + 1;
+  }
+
+  /** Character n-grams over the text with every non-word (or whitespace) run folded to one space, padded by spaces. */
+  private charBlock(text: string): void {
+    const { charMin, charMax } = this.params;
+    if (this.units.length < text.length + 2) this.units = new Int32Array(text.length + 2 + 1024);
+    const units = this.units;
+    let n = 0;
+    units[n++] = SPACE;
+    let lastSpace = true;
+    const keep = this.params.keepPunctuation;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (isWordUnit(c) || (keep && !isSpace(c))) {
+        units[n++] = c;
+        lastSpace = false;
+      } else if (!lastSpace) {
+        units[n++] = SPACE;
+        lastSpace = true;
+      }
+    }
+    if (!lastSpace) units[n++] = SPACE;
+    const salts = this.salts;
+    const counts = this.counts;
+    const touched = this.touched;
+    const shift = this.shift;
+    let touchedCount = this.touchedCount;
+    for (let i = 0; i + charMin <= n; i++) {
+      let h = FNV_OFFSET;
+      const end = Math.min(n, i + charMax);
+      for (let j = i; j < end; j++) {
+        h = Math.imul(h ^ (units[j] as number), FNV_PRIME);
+        const len = j - i + 1;
+        if (len < charMin) continue;
+        const b = fmix((h ^ (salts[len] as number)) >>> 0) >>> shift;
+        const c = counts[b] as number;
+        if (c === 0) touched[touchedCount++] = b;
+        counts[b] = c + 1;
+      }
+    }
+    this.touchedCount = touchedCount;
+  }
+
+  /** Word unigrams (and bigrams when wordMax is 2): maximal runs of word units. */
+  private wordBlock(text: string): void {
+    const uni = this.salts[8] as number;
+    const bi = this.salts[9] as number;
+    const bigrams = this.params.wordMax >= 2;
+    let prev = 0;
+    let hasPrev = false;
+    let h = FNV_OFFSET;
+    let inWord = false;
+    for (let i = 0; i <= text.length; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : SPACE;
+      if (isWordUnit(c)) {
+        h = Math.imul(h ^ c, FNV_PRIME);
+        inWord = true;
+        continue;
+      }
+      if (!inWord) continue;
+      const word = fmix(h >>> 0);
+      this.add(word ^ uni);
+      if (bigrams && hasPrev) this.add(Math.imul(prev ^ bi, FNV_PRIME) ^ word);
+      prev = word;
+      hasPrev = true;
+      h = FNV_OFFSET;
+      inWord = false;
+    }
+  }
+
+  /** Sublinear TF, L2 normalisation of the block, scaled into the output; clears the counts. */
+  private flushBlock(weight: number): void {
+    const n = this.touchedCount;
+    if (this.tf.length < n) this.tf = new Float64Array(n + 1024);
+    const tf = this.tf;
+    const counts = this.counts;
+    const touched = this.touched;
+    let norm = 0;
+    for (let i = 0; i < n; i++) {
+      const count = counts[touched[i] as number] as number;
+      const v = count === 1 ? 1 : 1 + Math.log(count);
+      tf[i] = v;
+      norm += v * v;
+    }
+    const scale = norm > 0 ? weight / Math.sqrt(norm) : 0;
+    const out = this.out;
+    for (let i = 0; i < n; i++) {
+      const b = touched[i] as number;
+      // Math.fround: the same float32 value the count array held before this was optimised.
+      const add = Math.fround(tf[i] as number) * scale;
+      const prev = out[b] as number;
+      if (prev === 0) this.outTouched[this.outCount++] = b;
+      out[b] = prev + add;
+      counts[b] = 0;
+    }
+    this.touchedCount = 0;
+  }
+}

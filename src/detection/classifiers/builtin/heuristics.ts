@@ -1,0 +1,225 @@
+import { squashText } from './text-prep';
+import { TriggerIndex } from './triggers';
+
+/**
+ * Transparent prompt-attack signals, combined with the trained model in two ways:
+ *
+ *   1. as model features: every signal that fires adds a dense feature (features.ts), whose weight the
+ *      logistic regression learns from the data. Phrases that benign data also contains (system prompts
+ *      that quote "ignore previous instructions" as an example of what to refuse, role-play requests
+ *      saying "you are now a pirate") get a modest weight this way, instead of a hand-set one;
+ *   2. as a floor: a few signals specific enough that they practically never occur in benign text give
+ *      a minimum confidence per type: final score = max(calibrated model score, highest floor of the
+ *      signals that fired). The floors are hand-set; the training script reports every signal's hit
+ *      count on benign and attack rows of the training split (manifest.json → heuristics), which is how
+ *      they were chosen: a floor at L2 (>= 0.75) only where benign hits are ~0 (persona_dan: 2 of 6,614
+ *      benign rows); signals that benign system prompts also contain (the override phrase quoted as
+ *      something to refuse, chat-template tokens) floor at L3 (0.55) only.
+ *
+ * All patterns run on prepared text (text-prep.ts: lower case, spaced-out letters joined) of the
+ * engine's views (NFKC, invisible characters removed, confusables folded, base64/hex decoded), so casing,
+ * spacing, homoglyph and encoding evasions reach them in plain form. `squashed` patterns run on the
+ * letters-and-digits-only form (leetspeak mapped), which also defeats "i.g.n.o.r.e" or "ig-nore".
+ * Every pattern is linear-time (no nested quantifiers over unbounded spans).
+ */
+
+export type AttackType = 'prompt_attack' | 'jailbreak';
+
+export interface AttackSignal {
+  readonly id: string;
+  readonly family: 'override' | 'extraction' | 'persona' | 'delimiter' | 'encoding';
+  /** Matched on prepared text. */
+  readonly pattern?: RegExp;
+  /** Matched on squashed text. */
+  readonly squashed?: RegExp;
+  /** Minimum confidence per type when the signal fires (absent = feature only). */
+  readonly floor?: Partial<Record<AttackType, number>>;
+  /**
+   * Speed only: substrings of which `pattern` needs at least one to match (a necessary condition, so
+   * skipping the regex when none occurs never changes the result).
+   */
+  readonly triggers?: readonly string[];
+}
+
+/** Not after a negation or a conditional ("never ignore your instructions", "if asked to ignore ..."). */
+const GUARD = String.raw`(?<!(?:\b(?:not|never|if|refuse to|cannot|will not|asks? you to|tells? you to|told to|attempts? to|tries to|trying to|make you|get you to)|n't)\s{1,3}(?:\S+\s{1,3})?)`;
+const OVERRIDE_VERB = String.raw`(?:ignore|disregard|forget|bypass|override|discard|abandon)`;
+const PRIOR = String.raw`(?:previous|prior|above|earlier|preceding|former|initial|original|system|old|given|all|any|your|the|these|those|other)`;
+const RULES = String.raw`(?:instructions?|rules|prompts?|directions?|guidelines?|constraints?|restrictions?|commands?|programming|directives?|context)`;
+
+export const ATTACK_SIGNALS: readonly AttackSignal[] = [
+  {
+    id: 'override_imperative',
+    triggers: ['ignore', 'disregard', 'forget', 'bypass', 'override', 'discard', 'abandon'],
+    family: 'override',
+    pattern: new RegExp(`\\b(?=${OVERRIDE_VERB})${GUARD}${OVERRIDE_VERB}\\s+(?:\\S+\\s+){0,3}?${PRIOR}\\s+(?:\\S+\\s+){0,2}?${RULES}\\b`),
+  },
+  {
+    id: 'override_phrase',
+    family: 'override',
+    squashed: /(?:ignore|disregard|forget)(?:all|any)?(?:of)?(?:the|your|my)?(?:previous|prior|above|preceding|earlier)(?:instructions?|rules|prompts?|directions)/,
+    // 0.35% of benign training prompts quote it (system prompts naming the attack they refuse): L3 only.
+    floor: { prompt_attack: 0.55 },
+  },
+  {
+    // "disregard the above", "forget your rules": 4 of 6,614 benign training rows, 20 attacks.
+    id: 'override_short',
+    triggers: ['ignore', 'disregard', 'forget'],
+    family: 'override',
+    pattern: new RegExp(
+      String.raw`\b(?=ignore|disregard|forget)${GUARD}(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?(?:the|everything|anything)\s+(?:above|before|prior|previously|earlier|so far)\b` +
+        String.raw`|\b(?=forget)${GUARD}forget\s+(?:all\s+)?(?:about\s+)?(?:your|the)\s+(?:rules|instructions|guidelines|training|programming|restrictions)\b`,
+    ),
+    floor: { prompt_attack: 0.8 },
+  },
+  {
+    id: 'override_new_instructions',
+    triggers: ['instruction', 'task', 'rule', 'system prompt', 'directive', 'from now on'],
+    family: 'override',
+    pattern: /\b(?:new|updated|real|actual|revised|additional) (?:instructions?|task|rules|system prompt|directive)s?\s*:|\bfrom now on,? (?:you (?:will|must|are|shall|should)|your (?:only )?(?:task|job|goal))\b/,
+  },
+  {
+    id: 'extraction_request',
+    triggers: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'tell me', 'write out', 'dump', 'leak', 'spell out', 'recite', 'echo', 'list'],
+    family: 'extraction',
+    pattern:
+      /\b(?:repeat|print|output|reveal|show|display|tell me|write out|dump|leak|spell out|recite|echo|list)\b(?:\s+\S+){0,4}?\s+(?:your (?:system |initial |original |hidden |secret )?(?:prompt|instructions|rules|directives|guidelines)|(?:the |your )?(?:system|initial|original|hidden|secret|pre-?) ?prompt|(?:the |all )?(?:text|words|instructions|everything|content) (?:above|before this|preceding))/,
+  },
+  {
+    id: 'extraction_question',
+    triggers: ['what'],
+    family: 'extraction',
+    pattern: /\bwhat (?:is|are|was|were) (?:your|the) (?:system prompt|initial (?:prompt|instructions)|original instructions|hidden instructions|secret (?:password|instructions|prompt))\b/,
+  },
+  { id: 'mention_system_prompt', family: 'extraction', pattern: /\b(?:system prompt|pre-?prompt|initial prompt)\b/ },
+  {
+    // Narrow: asks for the prompt / the text above verbatim. 10 of 6,614 benign training rows (all Tensor
+    // Trust defences quoting it), so it floors at L2 for what the model cannot learn (3 extraction attacks).
+    id: 'extraction_verbatim',
+    triggers: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'write', 'recite', 'echo', 'spell', 'copy', 'tell', 'give', 'leak'],
+    family: 'extraction',
+    pattern: new RegExp(
+      String.raw`\b(?=repeat|print|output|reveal|show|display|write|recite|echo|spell|copy|tell|give|leak)${GUARD}` +
+        String.raw`(?:(?:repeat|print|output|reveal|show|display|write out|recite|echo|spell out|copy)\b[^.\n]{0,60}?\b(?:system prompt|initial (?:prompt|instructions)|hidden (?:prompt|instructions)|(?:text|words|instructions|prompt|everything|content|message) (?:above|before this))\b` +
+        String.raw`|(?:repeat|print|output|reveal|show|display|write out|recite|echo|spell out|copy)\b[^.\n]{0,80}?\b(?:verbatim|word for word|word-for-word)\b` +
+        String.raw`|(?:reveal|print|show|output|repeat|tell me|give me|leak|display)\s+(?:me\s+)?(?:your|the)\s+(?:system prompt|initial instructions|original instructions|hidden instructions|secret instructions))`,
+    ),
+    floor: { prompt_attack: 0.8 },
+  },
+  { id: 'persona_dan', family: 'persona', pattern: /\bdo anything now\b|\bdan mode\b|\bdan\b[^\n]{0,60}\b(?:jailbreak|no restrictions|any ?thing now)\b/, floor: { jailbreak: 0.8, prompt_attack: 0.8 } },
+  {
+    id: 'persona_developer_mode',
+    triggers: ['mode'],
+    family: 'persona',
+    pattern: /\b(?:developer|dev|god|debug|unrestricted|jailbreak|evil|chaos|opposite) mode\b/,
+  },
+  { id: 'persona_jailbroken', family: 'persona', pattern: /\bjailbr(?:oken|eaks?|eaking)\b/ },
+  {
+    id: 'persona_you_are_now',
+    triggers: ['you are', 'pretend', 'from now on'],
+    family: 'persona',
+    pattern: /\byou are (?:now|going to (?:act|pretend|be|play))\b|\bpretend (?:to be|you are|that you are)\b|\bfrom now on,? you\b/,
+  },
+  { id: 'persona_stay_in_character', family: 'persona', pattern: /\b(?:stay|remain|keep|staying) in character\b|\bbreak(?:ing)? character\b/ },
+  {
+    id: 'persona_no_limits',
+    triggers: ['rules', 'restriction', 'limit', 'filter', 'censor', 'guideline', 'ethic', 'moral', 'boundar'],
+    family: 'persona',
+    pattern:
+      /\b(?:no|without(?: any)?|free (?:of|from)|not bound by|break free of|does not have|doesn't have|don't have|do not have|zero|never follows?) (?:\S+ )?(?:rules|restrictions|limitations|limits|filters|filtering|censorship|guidelines|ethics|morals|boundaries)\b/,
+  },
+  {
+    id: 'persona_policy_evasion',
+    triggers: ['polic', 'guideline', 'filter', 'uncensored', 'amoral', 'unethical', 'immoral'],
+    family: 'persona',
+    pattern:
+      /\b(?:openai|anthropic|content|safety|usage) (?:content )?(?:polic(?:y|ies)|guidelines|filters?)\b|\b(?:unfiltered|uncensored|amoral|unethical|immoral) (?:ai|assistant|chatbot|model|response|version|character)\b/,
+  },
+  {
+    id: 'persona_dual_response',
+    triggers: ['response', 'answer', 'paragraph', 'output', 'classic', 'jailbreak', 'normal'],
+    family: 'persona',
+    pattern: /\b(?:two|2) (?:different |separate )?(?:responses|answers|paragraphs|outputs)\b|\[(?:🔒|🔓)?\s?(?:classic|jailbreak|normal|developer mode output)\]/,
+  },
+  {
+    id: 'persona_named_jailbreak',
+    triggers: ['dan', 'mongo tom', 'stan', 'dude', 'aim', 'evil', 'ucar', 'apophis', 'omega', 'kevin', 'niccolo', 'machiavelli'],
+    family: 'persona',
+    pattern: /\b(?:betterdan|anti-?dan|mongo tom|stan|dude|aim|evil-?bot|ucar|apophis|omega|kevin|niccolo|machiavelli)\b[^\n]{0,80}\b(?:character|persona|roleplay|role-play|respond|answer|ai|chatbot)\b/,
+  },
+  {
+    id: 'delimiter_chat_template',
+    triggers: ['<|', 'inst]', 'sys>>'],
+    family: 'delimiter',
+    pattern: /<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\|>|\[\/?inst\]|<<\/?sys>>/,
+    // Tensor Trust defences (benign system prompts) use these tokens too (1.3% of benign training rows): L3 only.
+    floor: { prompt_attack: 0.55 },
+  },
+  {
+    // A fake system turn in chat-template syntax. 11 of 6,614 benign training rows (Tensor Trust defences
+    // written in that syntax); in user content it is role injection, so it floors at L2.
+    id: 'delimiter_system_role',
+    triggers: ['<|', 'sys>>'],
+    family: 'delimiter',
+    pattern: /<\|im_start\|>\s*system|<\|system\|>|<<sys>>|<\|start_header_id\|>\s*system/,
+    floor: { prompt_attack: 0.8 },
+  },
+  {
+    id: 'delimiter_role_header',
+    family: 'delimiter',
+    pattern: /(?:^|\n)\s*#{2,}\s*(?:system|instructions?|new instructions?|admin|developer|assistant)\b|(?:^|\n)\s*(?:system|assistant|human|ai)\s*:\s*\S/,
+  },
+  {
+    id: 'delimiter_fake_tag',
+    triggers: ['<'],
+    family: 'delimiter',
+    pattern: /<\/?(?:user|system|assistant|instructions?|system_prompt|user_input|admin)>/,
+  },
+  {
+    id: 'delimiter_boundary',
+    triggers: ['end', 'begin', 'start'],
+    family: 'delimiter',
+    pattern: /\b(?:end|begin|start) (?:of )?(?:the )?(?:user input|system prompt|instructions|prompt|conversation|document|context|simulation)\b/,
+  },
+  {
+    id: 'encoding_request',
+    triggers: ['base64', 'rot13', 'rot-13', 'hex', 'binary', 'morse', 'caesar'],
+    family: 'encoding',
+    pattern: /\b(?:decode|decrypt|deobfuscate|translate|execute|follow)\b(?:\s+\S+){0,3}?\s+(?:base64|rot13|rot-13|hex|binary|morse|caesar)\b|\b(?:base64|rot13|hex)[- ](?:encoded|decoded?)\b/,
+  },
+];
+
+const TRIGGERS = new TriggerIndex(ATTACK_SIGNALS.flatMap((s) => s.triggers ?? []));
+
+export interface SignalHits {
+  /** Indices into ATTACK_SIGNALS of the signals that fired. */
+  readonly hits: number[];
+  /** Where the first signal (in ATTACK_SIGNALS order) that fired by `pattern` matched: [start, end). */
+  readonly at?: readonly [number, number];
+  /** Highest floor per type among the signals that fired (0 when none). */
+  readonly floor: Record<AttackType, number>;
+}
+
+/** Evaluates every signal on prepared text (text-prep.ts). */
+export function evaluateSignals(prepared: string): SignalHits {
+  const hits: number[] = [];
+  const floor: Record<AttackType, number> = { prompt_attack: 0, jailbreak: 0 };
+  let squashed: string | undefined;
+  let at: [number, number] | undefined;
+  const present = TRIGGERS.scan(prepared);
+  ATTACK_SIGNALS.forEach((signal, i) => {
+    const skip = signal.triggers !== undefined && !TRIGGERS.anyPresent(present, signal.triggers);
+    const m = signal.pattern && !skip ? signal.pattern.exec(prepared) : null;
+    if (m && !at) at = [m.index, m.index + m[0].length];
+    let fired = m !== null;
+    if (!fired && signal.squashed) {
+      squashed ??= squashText(prepared);
+      fired = signal.squashed.test(squashed);
+    }
+    if (!fired) return;
+    hits.push(i);
+    if (signal.floor?.prompt_attack) floor.prompt_attack = Math.max(floor.prompt_attack, signal.floor.prompt_attack);
+    if (signal.floor?.jailbreak) floor.jailbreak = Math.max(floor.jailbreak, signal.floor.jailbreak);
+  });
+  return at ? { hits, floor, at } : { hits, floor };
+}

@@ -1,0 +1,106 @@
+import type { ModerationCategory } from './taxonomy';
+import { TriggerIndex } from './triggers';
+
+/**
+ * Lexicons for moderation categories whose defining trait is a small, describable set of phrasings, and
+ * for which the training data has too few rows to learn it (harassment_threatening 26 rows,
+ * hate_threatening 8, violence_graphic 6, self_harm_intent 2) or which must not be missed
+ * (sexual_minors). Each entry gives a confidence floor to its category when it matches the prepared text
+ * (text-prep.ts). Hand-written and deliberately narrow: they add recall on explicit wording; implicit
+ * content is left to the models. Hit counts on the training split are in manifest.json → lexicons.
+ */
+
+export interface LexiconEntry {
+  readonly id: string;
+  readonly category: ModerationCategory;
+  readonly pattern: RegExp;
+  readonly floor: number;
+  /** Speed only: substrings of which `pattern` needs one (triggers.ts; never changes the result). */
+  readonly triggers?: readonly string[];
+  /** Speed only: a further necessary condition checked before `pattern`. */
+  readonly prefilter?: (prepared: string) => boolean;
+}
+
+const PEOPLE = String.raw`(?:you|u|ya|yo|him|her|them|your (?:family|kids?|wife|husband|mom|mother|dad|father|children))`;
+const HARM = String.raw`(?:kill|murder|hurt|beat|stab|shoot|rape|strangle|choke|burn|slit|break|smash|cut|hunt|bury|end)`;
+const GROUPS = String.raw`(?:jews?|jewish people|muslims?|arabs?|blacks?|black people|whites?|white people|gays?|lesbians?|homosexuals?|queers?|trans(?:gender)? people|immigrants?|migrants?|refugees?|mexicans?|latinos?|asians?|chinese|indians?|africans?|christians?|hindus?|sikhs?|women|feminists?|disabled people|retards?|n[i1]gg(?:er|a)s?|f[a4]gg?(?:ot)?s?|k[i1]kes?|sp[i1]cs?|ch[i1]nks?|wetbacks?|towelheads?)`;
+const EXTERMINATE = String.raw`(?:kill|murder|exterminate|eradicate|wipe out|gas|lynch|hang|shoot|slaughter|massacre|ethnically cleanse|genocide|burn|behead|purge|get rid of|eliminate)`;
+const MINOR = String.raw`(?:child|children|kids?|minors?|underage|under-age|preteens?|pre-teens?|prepubescent|toddlers?|infants?|(?:[4-9]|1[0-7])[- ]?(?:years?|yrs?)[- ]?olds?|schoolgirls?|schoolboys?|little (?:girls?|boys?)|young (?:girls?|boys?)|lolis?|lolita|shotas?|middle[- ]schoolers?|elementary[- ]schoolers?)`;
+const SEXUAL = String.raw`(?:sex|sexual(?:ly)?|sexy|nude|nudes|naked|porn\w*|erotic\w*|explicit|molest\w*|fondl\w*|groom\w*|intercourse|orgasm\w*|masturbat\w*|aroused|seduc\w*|genitals?|penis|vagina|breasts?|lewd|nsfw|rape)`;
+
+const MINOR_ANY = new RegExp(String.raw`\b${MINOR}\b`);
+const SEXUAL_ANY = new RegExp(String.raw`\b${SEXUAL}\b`);
+
+export const LEXICON: readonly LexiconEntry[] = [
+  {
+    id: 'threat_first_person',
+    category: 'harassment_threatening',
+    pattern: new RegExp(
+      String.raw`\b(?:i(?:'m| am)? (?:going to|gonna|will|'ll)|i'll|imma|ima|we(?:'re| are)? (?:going to|gonna|will)|we'll)\s+(?:\S+\s+)?${HARM}\s+${PEOPLE}\b`,
+    ),
+    floor: 0.8,
+    triggers: ['kill', 'murder', 'hurt', 'beat', 'stab', 'shoot', 'rape', 'strangle', 'choke', 'burn', 'slit', 'break', 'smash', 'cut', 'hunt', 'bury', 'end'],
+  },
+  {
+    id: 'threat_you_will',
+    category: 'harassment_threatening',
+    pattern:
+      /\byou(?:'re| are) (?:going to|gonna) (?:die|regret|pay|bleed|suffer)\b|\b(?:watch your back|i know where you live|you(?:'ll| will) (?:regret|pay for) (?:this|it|that)|you(?:'re| are) dead|(?:go )?kill yourself|\bkys\b)/,
+    floor: 0.8,
+  },
+  {
+    id: 'hate_extermination',
+    category: 'hate_threatening',
+    pattern: new RegExp(
+      String.raw`\b${EXTERMINATE}\s+(?:all\s+|every\s+|the\s+|those\s+|these\s+)*(?:\S+\s+)?${GROUPS}\b|\b${GROUPS}\s+(?:should|must|need to|deserve to|ought to)\s+(?:all\s+)?(?:die|be (?:killed|shot|exterminated|gassed|hanged|lynched|wiped out|eradicated|burned))\b`,
+    ),
+    floor: 0.8,
+    triggers: ['kill', 'murder', 'extermin', 'eradicat', 'wipe out', 'gas', 'lynch', 'hang', 'shoot', 'slaughter', 'massacre', 'cleanse', 'genocide', 'burn', 'behead', 'purge', 'get rid of', 'eliminat', 'should', 'must', 'need to', 'deserve to', 'ought to'],
+  },
+  {
+    id: 'gore',
+    category: 'violence_graphic',
+    pattern:
+      /\b(?:gore|gory|disembowel\w*|dismember\w*|decapitat\w*|entrails|eviscerat\w*|flay(?:ed|ing)|skinned alive|mutilat\w*|severed (?:head|limb|arm|leg|hand|finger)s?|guts (?:spill\w*|hanging|out)|blood (?:spurt\w*|gush\w*|splatter\w*|everywhere|pour\w*)|brains? (?:splatter\w*|blown out|matter)|bones? (?:snap\w*|crunch\w*|protrud\w*)|gouged? out)\b/,
+    floor: 0.6,
+  },
+  {
+    id: 'self_harm_first_person',
+    category: 'self_harm_intent',
+    pattern:
+      /\bi(?:'m| am)? (?:want|wanna|going|gonna|plan|planning|intend|need|have decided|'ve decided|decided|am ready|'m ready|ready|will|'ll|about) (?:to )?(?:kill myself|die|end (?:it all|my life|things)|commit suicide|hurt myself|cut myself|harm myself|take my (?:own )?life|overdose|starve myself|jump off)\b|\bi (?:don't|do not) want to (?:live|be alive|exist) anymore\b|\b(?:my suicide note|goodbye cruel world|thinking (?:about|of) (?:killing myself|ending my life|suicide))\b/,
+    floor: 0.85,
+  },
+  {
+    // Co-occurrence in one clause: also matches sex education for children, hence only L3.
+    id: 'minor_near_sexual',
+    category: 'sexual_minors',
+    pattern: new RegExp(String.raw`\b${MINOR}\b[^.!?\n]{0,60}\b${SEXUAL}\b|\b${SEXUAL}\b[^.!?\n]{0,60}\b${MINOR}\b`),
+    floor: 0.55,
+    prefilter: (t) => MINOR_ANY.test(t) && SEXUAL_ANY.test(t),
+  },
+  {
+    id: 'csam_terms',
+    category: 'sexual_minors',
+    pattern: /\b(?:csam|child porn\w*|kiddie porn|cp (?:links?|videos?|pics?)|pedo(?:phile|philia)? (?:porn|content|videos?|pics?))\b/,
+    floor: 0.9,
+    triggers: ['csam', 'porn', 'cp ', 'pedo'],
+  },
+];
+
+/** Highest lexicon floor per category for prepared text, and which entries fired. */
+const TRIGGERS = new TriggerIndex(LEXICON.flatMap((e) => e.triggers ?? []));
+
+export function evaluateLexicon(prepared: string): { floors: Partial<Record<ModerationCategory, number>>; hits: string[] } {
+  const floors: Partial<Record<ModerationCategory, number>> = {};
+  const hits: string[] = [];
+  const present = TRIGGERS.scan(prepared);
+  for (const entry of LEXICON) {
+    if (entry.triggers && !TRIGGERS.anyPresent(present, entry.triggers)) continue;
+    if (entry.prefilter && !entry.prefilter(prepared)) continue;
+    if (!entry.pattern.test(prepared)) continue;
+    hits.push(entry.id);
+    floors[entry.category] = Math.max(floors[entry.category] ?? 0, entry.floor);
+  }
+  return { floors, hits };
+}

@@ -1,0 +1,92 @@
+/**
+ * Text preparation shared by the builtin model's featuriser and its heuristics, at training and at
+ * inference time (the same code on both sides, so there is no train/serve skew).
+ *
+ * The engine already hands detectors NFKC-normalised text without invisible characters, with a
+ * confusable-folded and a base64/hex-decoded view beside it (see src/detection/normalize/). What is left
+ * to undo here is evasion the engine's views do not address:
+ *
+ *   - casing: everything is lower-cased;
+ *   - letter spacing: "i g n o r e", "i.g.n.o.r.e", "i-g-n-o-r-e" (three or more single letters or digits
+ *     joined by one separator) become "ignore";
+ *   - runs of spaces and tabs become one space (so phrase patterns need not allow for padding).
+ *
+ * The heuristics also look at a "squashed" form (letters and digits only, common leetspeak digits mapped
+ * to letters) for their longest, most specific phrases, where word boundaries do not matter.
+ */
+
+/** Three or more single letters/digits separated by one space, dot, dash, underscore or asterisk. */
+const SPACED_LETTERS = /(?<![\p{L}\p{N}])(?:[\p{L}\p{N}][ .\-_*]){2,}[\p{L}\p{N}](?![\p{L}\p{N}])/gu;
+const BLANKS = /[ \t\u00a0]{2,}/g;
+const SEPARATORS = /[ .\-_*]/g;
+
+/** Lower-cased, with spaced-out letters joined. The output is what features and heuristics read. */
+export function prepareText(text: string): string {
+  const lower = text.toLowerCase();
+  const joined = hasSpacedRun(lower) ? lower.replace(SPACED_LETTERS, (run) => run.replace(SEPARATORS, '')) : lower;
+  return joined.replace(BLANKS, ' ');
+}
+
+/** Cheap pre-check (most texts have no spaced run): a letter, a separator, a letter, a separator. */
+function hasSpacedRun(text: string): boolean {
+  SPACED_LETTERS.lastIndex = 0;
+  const found = SPACED_LETTERS.test(text);
+  SPACED_LETTERS.lastIndex = 0;
+  return found;
+}
+
+const LEET: Readonly<Record<number, number>> = { 48: 111, 49: 105, 51: 101, 52: 97, 53: 115, 55: 116, 64: 97, 36: 115 }; // 0→o 1→i 3→e 4→a 5→s 7→t @→a $→s
+const NOT_ALNUM = /[^\p{L}\p{N}]+/gu;
+
+/** Letters and digits only, leetspeak mapped: "1gn0re -- all previous" → "ignoreallprevious". */
+export function squashText(prepared: string): string {
+  let out = '';
+  let ascii = true;
+  for (let i = 0; i < prepared.length; i++) {
+    const c = prepared.charCodeAt(i);
+    if (c >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (!ascii) {
+    return prepared.replace(/[013457@$]/g, (ch) => String.fromCharCode(LEET[ch.charCodeAt(0)] as number)).replace(NOT_ALNUM, '');
+  }
+  // ASCII fast path (most texts): one pass, no regex.
+  const codes: number[] = [];
+  for (let i = 0; i < prepared.length; i++) {
+    const c = prepared.charCodeAt(i);
+    const mapped = LEET[c];
+    if (mapped !== undefined) codes.push(mapped);
+    else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90)) codes.push(c);
+    if (codes.length >= 4096) {
+      out += String.fromCharCode(...codes);
+      codes.length = 0;
+    }
+  }
+  return out + String.fromCharCode(...codes);
+}
+
+/**
+ * Whether a UTF-16 code unit counts as part of a word for n-grams: ASCII letters and digits, and any
+ * non-ASCII unit outside the punctuation / symbol / surrogate (emoji) blocks. A table, not a Unicode
+ * property lookup, because it runs once per character on the hot path.
+ */
+export function isWordUnit(c: number): boolean {
+  if (c < 0x80) return ASCII_WORD[c] === 1;
+  if (c >= 0x2000 && c <= 0x2bff) return false; // general punctuation, symbols, arrows, box drawing, ...
+  if (c >= 0x3000 && c <= 0x303f) return false; // CJK punctuation
+  if (c >= 0xd800 && c <= 0xdfff) return false; // surrogates: emoji and other astral symbols
+  if (c >= 0xfe30 && c <= 0xfe4f) return false; // CJK compatibility forms
+  if (c >= 0xff00 && c <= 0xff0f) return false; // full-width punctuation (NFKC normally removes these)
+  if (c === 0xa0 || c === 0xab || c === 0xbb || c === 0xb7 || c === 0xbf || c === 0xa1) return false;
+  return true;
+}
+
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const isDigit = c >= 48 && c <= 57;
+  const isLower = c >= 97 && c <= 122;
+  const isUpper = c >= 65 && c <= 90;
+  ASCII_WORD[c] = isDigit || isLower || isUpper ? 1 : 0;
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { isModerationCategory, type ModerationCategory } from '../taxonomy';
+
+/**
+ * The training data in ../shared/datasets (see its README): reading, hashing and the deterministic split.
+ * Nothing here is used at inference time.
+ */
+
+export const INJECTION_FILE = 'injection/train.jsonl';
+export const MODERATION_FILE = 'moderation/train.jsonl';
+
+export type Split = 'train' | 'calibration' | 'heldout';
+
+export interface Row {
+  readonly file: 'injection' | 'moderation';
+  readonly text: string;
+  readonly source: string;
+  /** injection: 'attack' or nothing; moderation: the categories. */
+  readonly labels: readonly string[];
+  /** SHA-256 of the README normalisation of the text. */
+  readonly key: string;
+  split: Split;
+}
+
+const injectionRow = z.object({ text: z.string(), label: z.union([z.literal(0), z.literal(1)]), source: z.string() });
+const moderationRow = z.object({ text: z.string(), labels: z.array(z.string()), source: z.string() });
+
+export interface LoadedData {
+  rows: Row[];
+  files: Array<{ file: string; sha256: string; rows: number; bytes: number }>;
+}
+
+export function loadDatasets(dataDir: string): LoadedData {
+  const files: LoadedData['files'] = [];
+  const rows: Row[] = [];
+  for (const name of [INJECTION_FILE, MODERATION_FILE]) {
+    const raw = readFileSync(path.join(dataDir, name));
+    const lines = raw.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+    files.push({ file: name, sha256: sha256(raw), rows: lines.length, bytes: raw.length });
+    for (const line of lines) rows.push(parseRow(name, JSON.parse(line) as unknown));
+  }
+  return { rows, files };
+}
+
+function parseRow(name: string, value: unknown): Row {
+  if (name === INJECTION_FILE) {
+    const r = injectionRow.parse(value);
+    return { file: 'injection', text: r.text, source: r.source, labels: r.label === 1 ? ['attack'] : [], key: textKey(r.text), split: 'train' };
+  }
+  const r = moderationRow.parse(value);
+  const labels = r.labels.filter((l): l is ModerationCategory => isModerationCategory(l));
+  if (labels.length !== r.labels.length) throw new Error(`unknown moderation label in ${JSON.stringify(r.labels)}`);
+  return { file: 'moderation', text: r.text, source: r.source, labels, key: textKey(r.text), split: 'train' };
+}
+
+export function sha256(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** The README's normalisation: NFKC, lower case, punctuation and symbols → space, whitespace collapsed. */
+export function readmeNormalize(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export function textKey(text: string): string {
+  return sha256(readmeNormalize(text));
+}
+
+/** A number in [0, 1) from 8 hex digits of a hash, salted so independent draws do not correlate. */
+export function unitFromKey(key: string, salt: string): number {
+  const h = sha256(`${salt}:${key}`);
+  return parseInt(h.slice(0, 8), 16) / 2 ** 32;
+}

@@ -1,0 +1,39 @@
+import type { FeatureHasher, SparseVector } from './features';
+import { evaluateSignals, type SignalHits } from './heuristics';
+import { evaluateLexicon } from './lexicons';
+import { prepareText } from './text-prep';
+import type { ModerationCategory } from './taxonomy';
+
+/**
+ * Everything the builtin model reads from one window of text: shared by training and inference.
+ *
+ * Focus: in a long window an attack phrase is a few percent of the (length-normalised) n-gram mass and
+ * gets diluted by the surrounding text (a 100 KB tool result with an injected instruction at the end).
+ * When an attack signal matches, the attack heads also score the FOCUS: FOCUS_RADIUS characters either
+ * side of the first match, and take the higher of the two. Texts without a signal are unaffected; the
+ * calibration and the evaluation include the focus (it is part of what the heads score).
+ */
+export const FOCUS_RADIUS = 300;
+/** No focus for windows barely longer than the focus itself (it would be the same text). */
+const FOCUS_MIN_WINDOW = 2 * FOCUS_RADIUS + 400;
+
+export interface WindowFeatures {
+  vector: SparseVector;
+  /** Features of the focus around the first attack signal, when there is one. */
+  focus?: SparseVector;
+  signals: SignalHits;
+  lexicon: { floors: Partial<Record<ModerationCategory, number>>; hits: string[] };
+}
+
+export function windowFeatures(hasher: FeatureHasher, text: string): WindowFeatures {
+  const prepared = prepareText(text);
+  const signals = evaluateSignals(prepared);
+  const lexicon = evaluateLexicon(prepared);
+  const vector = hasher.extract(prepared, signals.hits);
+  if (!signals.at || prepared.length < FOCUS_MIN_WINDOW) return { vector, signals, lexicon };
+  const start = Math.max(0, signals.at[0] - FOCUS_RADIUS);
+  const focusText = prepared.slice(start, signals.at[1] + FOCUS_RADIUS);
+  const focusPrepared = prepareText(focusText);
+  const focus = hasher.extract(focusPrepared, evaluateSignals(focusPrepared).hits);
+  return { vector, focus, signals, lexicon };
+}

@@ -1,0 +1,62 @@
+import { THRESHOLD_CUTOFFS } from '../decide';
+import type { Detector, DetectorFactory, DetectorFinding, DetectorInput } from '../detector';
+import type { ClassifierType } from './backend';
+import { createBuiltinBackend } from './builtin/builtin-backend';
+import { ClassifierRouter } from './router';
+
+/**
+ * The detector of one classifier type (prompt_attack, jailbreak, moderated_content/*). It asks the
+ * router for its type's score on every window of the text it is given (the engine calls it once per
+ * view: normalised, canonical, decoded) and reports one finding per window scoring at least the lowest
+ * cut-off (L4), spanning the window; overlapping windows that both fire are merged by the engine.
+ * Scores below L4 can never fire, so they are not reported (no noise in the findings list).
+ *
+ * The router is looked up on every call, so configureClassifierRouter() applies even to detectors the
+ * registry already created.
+ */
+
+export const MIN_REPORTED_CONFIDENCE = THRESHOLD_CUTOFFS.L4;
+
+export class ClassifierDetector implements Detector {
+  constructor(
+    readonly type: ClassifierType,
+    private readonly router: () => ClassifierRouter,
+  ) {}
+
+  async detect(input: DetectorInput, signal: AbortSignal): Promise<DetectorFinding[]> {
+    const windows = await this.router().scoreWindows(this.type, input.text, signal);
+    const findings: DetectorFinding[] = [];
+    for (const w of windows) {
+      if (w.score < MIN_REPORTED_CONFIDENCE) continue;
+      findings.push({ confidence: Math.round(w.score * 10_000) / 10_000, start: w.start, end: w.end });
+    }
+    return findings;
+  }
+}
+
+let configured: ClassifierRouter | undefined;
+let builtinOnly: ClassifierRouter | undefined;
+
+/**
+ * Sets the router every classifier detector of the default registry uses (e.g. built from the
+ * deployment's backend configuration at start-up). `undefined` restores the default: builtin for all
+ * 15 types.
+ */
+export function configureClassifierRouter(router: ClassifierRouter | undefined): void {
+  configured = router;
+}
+
+/** The configured router, else a builtin-only one (the model is loaded on first use, once). */
+export function defaultClassifierRouter(): ClassifierRouter {
+  if (configured) return configured;
+  builtinOnly ??= new ClassifierRouter({ backends: [createBuiltinBackend()] });
+  return builtinOnly;
+}
+
+/** Registry factory for one classifier type. */
+export function classifierDetectorFactory(
+  type: ClassifierType,
+  router: () => ClassifierRouter = defaultClassifierRouter,
+): DetectorFactory {
+  return () => new ClassifierDetector(type, router);
+}

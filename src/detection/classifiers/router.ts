@@ -1,0 +1,90 @@
+import { CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierType } from './backend';
+import { SharedClassifyCalls, type SharedCallOptions } from './shared-calls';
+import { windowSpans, type TextWindow, type WindowOptions } from './windows';
+
+/**
+ * Chooses the backend for each classifier type and scores texts window by window.
+ *
+ * Configuration is a plain object (env parsing lives with whoever builds it):
+ *
+ *   { defaultBackend: 'builtin', byType: { 'moderated_content/hate': 'openai-moderation', ... } }
+ *
+ * Backends compose: e.g. builtin for prompt_attack / jailbreak and openai-moderation for the 13
+ * moderated_content types. Every routed backend must exist and cover the type it is routed to; this is
+ * checked when the router is built, so a misconfiguration fails at start-up, not on a request.
+ *
+ * Calls are shared (shared-calls.ts): one classify per window per backend, whatever the number of
+ * detectors (types) that need that window.
+ */
+
+export interface ClassifierRoutingConfig {
+  /** Backend name for every type not in `byType`. Default "builtin". */
+  defaultBackend?: string;
+  byType?: Partial<Record<ClassifierType, string>>;
+}
+
+export interface ClassifierRouterOptions {
+  backends: readonly ClassifierBackend[];
+  routing?: ClassifierRoutingConfig;
+  windows?: WindowOptions;
+  sharedCalls?: SharedCallOptions;
+}
+
+export interface WindowScore extends TextWindow {
+  score: number;
+}
+
+export class ClassifierRouter {
+  private readonly routes = new Map<ClassifierType, ClassifierBackend>();
+  private readonly calls: SharedClassifyCalls;
+
+  constructor(private readonly options: ClassifierRouterOptions) {
+    const byName = new Map<string, ClassifierBackend>();
+    for (const b of options.backends) {
+      if (byName.has(b.name)) throw new Error(`classifier backend "${b.name}" is registered twice`);
+      byName.set(b.name, b);
+    }
+    const defaultName = options.routing?.defaultBackend ?? 'builtin';
+    for (const type of CLASSIFIER_TYPES) {
+      const name = options.routing?.byType?.[type] ?? defaultName;
+      const backend = byName.get(name);
+      if (!backend) throw new Error(`classifier type ${type} is routed to unknown backend "${name}"`);
+      if (!backend.types.includes(type)) throw new Error(`classifier backend "${name}" does not score ${type}`);
+      this.routes.set(type, backend);
+    }
+    this.calls = new SharedClassifyCalls(options.sharedCalls);
+  }
+
+  backendFor(type: ClassifierType): ClassifierBackend {
+    return this.routes.get(type) as ClassifierBackend;
+  }
+
+  /** The backend name per type (for logs, health and the docs). */
+  describe(): Record<ClassifierType, string> {
+    const out = {} as Record<ClassifierType, string>;
+    for (const [type, backend] of this.routes) out[type] = backend.name;
+    return out;
+  }
+
+  /**
+   * Scores `type` on every window of `text` (windows.ts). Throws when the backend fails or answers
+   * without a valid score for the type (a malformed answer is an error, never a pass).
+   */
+  async scoreWindows(type: ClassifierType, text: string, signal: AbortSignal): Promise<WindowScore[]> {
+    if (text.trim() === '') return [];
+    const backend = this.backendFor(type);
+    const spans = windowSpans(text.length, text, this.options.windows);
+    const results = await this.calls.classifyAll(
+      backend,
+      spans.map((w) => text.slice(w.start, w.end)),
+      signal,
+    );
+    return spans.map((w, i) => {
+      const score = results[i]?.[type];
+      if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) {
+        throw new Error(`classifier backend "${backend.name}" returned no valid score for ${type}`);
+      }
+      return { start: w.start, end: w.end, score };
+    });
+  }
+}

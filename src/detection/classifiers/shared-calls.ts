@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import type { ClassifierBackend, ClassifierScores } from './backend';
+
+/**
+ * One classify call per (backend, window content), shared by every detector that needs it: the 13
+ * moderation detectors of one request (and the views of one text that share windows) ask for the same
+ * window, and only the first ask reaches the backend; the others await the same promise. Keyed by the
+ * SHA-256 of the window text, so identical content in a later request within `ttlMs` is also served
+ * from here (bounded LRU). Failures are not kept: the next ask tries again.
+ *
+ * Cancellation: the backend call gets its own AbortSignal, aborted only when EVERY detector waiting on
+ * it has been aborted (one detector hitting its deadline does not cancel a call the others still
+ * need). A waiter whose own signal aborts stops waiting at once.
+ */
+
+export interface SharedCallOptions {
+  maxEntries?: number;
+  ttlMs?: number;
+}
+
+export const DEFAULT_SHARED_CALL_ENTRIES = 2048;
+export const DEFAULT_SHARED_CALL_TTL_MS = 60_000;
+
+interface Entry {
+  promise: Promise<ClassifierScores>;
+  expires: number;
+  controller: AbortController;
+  waiters: number;
+  settled: boolean;
+}
+
+export class SharedClassifyCalls {
+  private readonly entries = new Map<string, Entry>();
+  private readonly maxEntries: number;
+  private readonly ttlMs: number;
+
+  constructor(options: SharedCallOptions = {}) {
+    this.maxEntries = options.maxEntries ?? DEFAULT_SHARED_CALL_ENTRIES;
+    this.ttlMs = options.ttlMs ?? DEFAULT_SHARED_CALL_TTL_MS;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Scores of every text (one window each), in order; one abort listener for the whole batch. */
+  classifyAll(backend: ClassifierBackend, texts: readonly string[], signal: AbortSignal): Promise<ClassifierScores[]> {
+    signal.throwIfAborted();
+    const entries = texts.map((text) => this.entryFor(backend, text));
+    return this.wait(entries, signal);
+  }
+
+  private entryFor(backend: ClassifierBackend, text: string): Entry {
+    const key = `${backend.name}\u0000${createHash('sha256').update(text).digest('base64')}`;
+    const now = Date.now();
+    const entry = this.entries.get(key);
+    if (entry && !(entry.settled && entry.expires <= now)) {
+      // LRU: move to the end.
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      return entry;
+    }
+    if (entry) this.entries.delete(key);
+    return this.start(key, backend, text, now);
+  }
+
+  private start(key: string, backend: ClassifierBackend, text: string, now: number): Entry {
+    const controller = new AbortController();
+    const entry: Entry = { promise: Promise.resolve({}), expires: now + this.ttlMs, controller, waiters: 0, settled: false };
+    entry.promise = Promise.resolve()
+      .then(() => backend.classify(text, controller.signal))
+      .then(
+        (scores) => {
+          entry.settled = true;
+          return scores;
+        },
+        (err: unknown) => {
+          entry.settled = true;
+          if (this.entries.get(key) === entry) this.entries.delete(key);
+          throw err;
+        },
+      );
+    entry.promise.catch(() => undefined);
+    this.entries.set(key, entry);
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+    return entry;
+  }
+
+  private wait(entries: Entry[], signal: AbortSignal): Promise<ClassifierScores[]> {
+    const pending = entries.filter((e) => !e.settled);
+    for (const e of pending) e.waiters++;
+    return new Promise<ClassifierScores[]>((resolve, reject) => {
+      let done = false;
+      const finish = (): boolean => {
+        if (done) return false;
+        done = true;
+        unsubscribe();
+        for (const e of pending) {
+          e.waiters--;
+          // Nobody needs this call any more: cancel it.
+          if (e.waiters === 0 && !e.settled) e.controller.abort(signal.aborted ? signal.reason : new Error('no longer needed'));
+        }
+        return true;
+      };
+      const onAbort = () => {
+        if (finish()) reject(signal.reason instanceof Error ? signal.reason : new Error('classification aborted'));
+      };
+      const unsubscribe = onSignalAbort(signal, onAbort);
+      Promise.all(entries.map((e) => e.promise)).then(
+        (scores) => {
+          if (finish()) resolve(scores);
+        },
+        (err: unknown) => {
+          if (finish()) reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
+  }
+}
+
+/**
+ * One 'abort' listener per signal, fanning out to the callbacks registered on it. The engine gives all
+ * detectors of a scan one shared signal, and every detector × view waits on it: listening directly
+ * would add dozens of listeners to one signal (and Node's max-listeners warning).
+ */
+const hubs = new WeakMap<AbortSignal, Set<() => void>>();
+
+function onSignalAbort(signal: AbortSignal, callback: () => void): () => void {
+  let callbacks = hubs.get(signal);
+  if (!callbacks) {
+    const set = new Set<() => void>();
+    hubs.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const cb of [...set]) cb();
+        set.clear();
+      },
+      { once: true },
+    );
+    callbacks = set;
+  }
+  const registered = callbacks;
+  registered.add(callback);
+  return () => registered.delete(callback);
+}

@@ -1,0 +1,146 @@
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { CLASSIFIER_TYPES } from '../detection/classifiers/backend';
+import { createBuiltinBackend, loadBuiltinModel } from '../detection/classifiers/builtin/builtin-backend';
+import { scoreDocument } from '../detection/classifiers/builtin/document-scoring';
+import { classifierDetectorFactory } from '../detection/classifiers/classifier-detector';
+import { ClassifierRouter } from '../detection/classifiers/router';
+import { WINDOW_OVERLAP, WINDOW_SIZE } from '../detection/classifiers/windows';
+import { createDetectionEngine } from '../detection/engine';
+import { DetectorRegistry } from '../detection/registry';
+import type { DetectorFactory } from '../detection/detector';
+import type { DetectorType } from '../shared/detector-catalog';
+import type { DetectionPolicy } from '../shared/policy';
+import { writeSpeedSection } from './classifier-report';
+
+/**
+ * `npm run bench:classifiers`: the builtin backend's speed on one core (this process is single-threaded):
+ * model load, one window (2 KB) through the model, a whole 2 KB and 100 KB text through the production
+ * scoring path (views × windows), and a Detect through the engine with all 15 classifier detectors
+ * enabled (router, shared calls, findings, verdict). Every iteration scores a fresh text (the shared-call
+ * cache is keyed by content and would otherwise answer from memory). Appends the results to
+ * bench/CLASSIFIERS.md (speed section).
+ */
+
+const TARGETS = { loadMs: 1000, p99_2k: 1, p99_100k: 20 };
+
+const WORDS = (
+  'the of and to in is was for on that with as by it at from this be are have or an which one had not but all were when we ' +
+  'there can been has more if will would their what so about out up into them some could time than first other very after ' +
+  'function return const value error request response server client data table query index cache build deploy test ' +
+  'customer order invoice account support ticket refund policy please thanks regards meeting schedule report'
+).split(' ');
+
+function text(seed: number, length: number): string {
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const parts: string[] = [];
+  let size = 0;
+  while (size < length) {
+    const n = 5 + Math.floor(rand() * 14);
+    const s = Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+    const piece = `${s.charAt(0).toUpperCase()}${s.slice(1)}${rand() < 0.1 ? '?' : '.'}${rand() < 0.1 ? '\n\n' : ' '}`;
+    parts.push(piece);
+    size += piece.length;
+  }
+  return parts.join('').slice(0, length);
+}
+
+interface Stats {
+  n: number;
+  p50: number;
+  p99: number;
+  mean: number;
+}
+
+async function measure(iterations: number, run: (i: number) => unknown): Promise<Stats> {
+  for (let i = 0; i < Math.min(50, iterations); i++) await run(-1 - i); // warm-up (JIT), texts from the pool's end
+  const times: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const t = performance.now();
+    await run(i);
+    times.push(performance.now() - t);
+  }
+  times.sort((x, y) => x - y);
+  const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] as number;
+  return { n: iterations, p50: q(0.5), p99: q(0.99), mean: times.reduce((s, x) => s + x, 0) / times.length };
+}
+
+const policy = (): DetectionPolicy => ({
+  cacheKey: 'bench-classifiers',
+  policyMode: 'IO',
+  inputDetectors: CLASSIFIER_TYPES.map((t) => ({ detector_type: t, threshold: 'L2' as const, action: 'block' as const })),
+  outputDetectors: [],
+  allowList: { entries: [], match_type: 'contains' },
+  denyList: { entries: [], match_type: 'contains' },
+  customDetectors: [],
+});
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const model = loadBuiltinModel();
+  const loadMs = performance.now() - t0;
+  // Distinct texts for every iteration (warm-up ones too): identical windows would be answered by the
+  // shared-call cache in the engine rows, and by branch predictors everywhere.
+  const texts2k = Array.from({ length: 3100 }, (_, i) => text(1000 + i, 2048));
+  const texts100k = Array.from({ length: 110 }, (_, i) => text(100_000 + i, 100 * 1024));
+  const fresh = (pool: string[], i: number) => pool[(i + pool.length) % pool.length] as string;
+
+  const window2k = await measure(3000, (i) => model.scoreWindow(fresh(texts2k, i).slice(0, WINDOW_SIZE)));
+  const doc2k = await measure(3000, (i) => scoreDocument(model, fresh(texts2k, i)));
+  const doc100k = await measure(60, (i) => scoreDocument(model, fresh(texts100k, i)));
+
+  const router = new ClassifierRouter({ backends: [createBuiltinBackend({ model })] });
+  const factories = new Map<DetectorType, DetectorFactory>(CLASSIFIER_TYPES.map((t) => [t, classifierDetectorFactory(t, () => router)]));
+  const engine = createDetectionEngine({ registry: new DetectorRegistry(factories) });
+  const config = policy();
+  const detect = (t: string) => engine.evaluate({ text: t, direction: 'input', config, detectorTimeoutMs: 10_000 });
+  // Different texts than above (the engine's shared-call cache has not seen them).
+  const engine2k = await measure(2000, (i) => detect(`${fresh(texts2k, i)} `));
+  const engine100k = await measure(40, (i) => detect(`${fresh(texts100k, i + 60)} `));
+
+  const rows: Array<[string, Stats, number | undefined]> = [
+    [`one ${WINDOW_SIZE}-char window, model only (features + 11 heads + heuristics)`, window2k, undefined],
+    ['2 KB (2,048 chars = 2 windows) text, production scoring path (views × windows)', doc2k, TARGETS.p99_2k],
+    ['100 KB text, production scoring path (56 windows)', doc100k, TARGETS.p99_100k],
+    ['2 KB Detect through the engine, 15 classifier detectors', engine2k, undefined],
+    ['100 KB Detect through the engine, 15 classifier detectors', engine100k, undefined],
+  ];
+  const ms = (x: number) => x.toFixed(3);
+  const lines = [
+    '## Speed',
+    '',
+    `Generated by \`npm run bench:classifiers\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'},`,
+    `one thread (the machine's cores are shared with other work, so these are upper bounds). Windows: ${WINDOW_SIZE} chars, ${WINDOW_OVERLAP} overlap.`,
+    '',
+    `Model load (JSON parse + gunzip + validation): **${loadMs.toFixed(1)} ms** (target ≤ ${TARGETS.loadMs} ms).`,
+    '',
+    '| what | iterations | p50 ms | p99 ms | mean ms | target p99 |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(([what, s, target]) => `| ${what} | ${s.n} | ${ms(s.p50)} | ${ms(s.p99)} | ${ms(s.mean)} | ${target === undefined ? '' : `≤ ${target} ms ${s.p99 <= target ? '(met)' : '(MISSED)'}`} |`),
+  ];
+  lines.push(
+    '',
+    `Load average during the run: ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')} on ${os.cpus().length} cores.`,
+    '',
+    'Where a window\'s time goes (profiled on the same machine, 2,000-char window): text preparation ~20 µs, heuristic',
+    'signals + lexicons ~140 µs (about 30 linear-time regexes, most skipped by a one-pass trigger scan), feature hashing',
+    '~200 µs (~6,000 character n-grams + ~800 word n-grams into a 2^18-bucket table), the 11 heads ~90 µs (~2,200',
+    'non-zero features, one random int8 row each). The ≤ 1 ms (2 KB) and ≤ 20 ms (100 KB) targets are missed by about 2×',
+    'on this shared machine. Levers, in order of cost to accuracy: character n-grams 3–4 instead of 3–5 (a third fewer',
+    'hashes and non-zeros, needs retraining and re-measuring), skipping the focus re-score, fewer heuristic regexes.',
+  );
+  console.log(lines.join('\n'));
+  writeSpeedSection(lines.join('\n'));
+  console.log('\nwrote the speed section of bench/CLASSIFIERS.md');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,112 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EvalReport, TypeReport } from '../detection/classifiers/builtin/training/evaluation';
+import type { Manifest } from '../detection/classifiers/builtin/training/manifest';
+
+/**
+ * bench/CLASSIFIERS.md: written by `npm run eval:classifiers` (everything but the speed section) and by
+ * `npm run bench:classifiers` (the speed section, between the SPEED markers). Each tool keeps the
+ * other's part.
+ */
+
+/** The package root, from src/tools (ts) or dist/tools (compiled). */
+export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
+export const REPORT_FILE = path.join(PACKAGE_ROOT, 'bench', 'CLASSIFIERS.md');
+const SPEED_START = '<!-- speed:start -->';
+const SPEED_END = '<!-- speed:end -->';
+
+const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
+const num = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+
+export const TARGETS = {
+  attackAuc: 0.97,
+  attackRecallL2: 0.9,
+  benignFprL2: 0.02,
+  moderationF1L2: 0.75,
+};
+
+export function targetStatus(t: TypeReport): string {
+  if (t.type === 'prompt_attack' || t.type === 'jailbreak') {
+    const ok = t.auc >= TARGETS.attackAuc && t.levels.L2.recall >= TARGETS.attackRecallL2 && t.benignPromptFprL2 <= TARGETS.benignFprL2;
+    return ok ? 'met' : 'MISSED';
+  }
+  if (!t.enoughData) return 'not enough data';
+  return t.levels.L2.f1 >= TARGETS.moderationF1L2 ? 'met' : 'MISSED';
+}
+
+export function mainTable(report: EvalReport): string[] {
+  const lines = [
+    '| type | pos | neg | ROC-AUC | P@L2 | R@L2 | F1@L2 | FPR L1 | FPR L2 | FPR L3 | FPR L4 | R@L1 | R@L4 | benign-prompt FPR@L2 | target |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const t of report.types) {
+    const l = t.levels;
+    lines.push(
+      `| ${t.type} | ${t.positives} | ${t.negatives} | ${num(t.auc, 4)} | ${num(l.L2.precision)} | ${num(l.L2.recall)} | ${num(l.L2.f1)} | ` +
+        `${pct(l.L1.fpr)} | ${pct(l.L2.fpr)} | ${pct(l.L3.fpr)} | ${pct(l.L4.fpr)} | ${num(l.L1.recall)} | ${num(l.L4.recall)} | ${pct(t.benignPromptFprL2)} | ${targetStatus(t)} |`,
+    );
+  }
+  return lines;
+}
+
+export function levelTable(t: TypeReport): string[] {
+  const lines = ['| level | precision | recall | F1 | FPR |', '|---|---|---|---|---|'];
+  for (const [level, m] of Object.entries(t.levels)) lines.push(`| ${level} | ${num(m.precision)} | ${num(m.recall)} | ${num(m.f1)} | ${pct(m.fpr)} |`);
+  return lines;
+}
+
+export function lengthTable(t: TypeReport): string[] {
+  const lines = ['| length (chars) | positives | recall@L2 | negatives | FPR@L2 |', '|---|---|---|---|---|'];
+  for (const b of t.byLength) lines.push(`| ${b.bucket} | ${b.positives} | ${num(b.recallL2)} | ${b.negatives} | ${pct(b.fprL2)} |`);
+  return lines;
+}
+
+export function sourceTable(t: TypeReport): string[] {
+  const lines = ['| source | class | rows | fired@L2 |', '|---|---|---|---|'];
+  for (const s of t.bySource) lines.push(`| ${s.source} | ${s.positive ? 'positive' : 'negative'} | ${s.rows} | ${s.firedL2} (${pct(s.firedL2 / s.rows)}) |`);
+  return lines;
+}
+
+export function manifestSection(m: Manifest): string[] {
+  const lines = [
+    `- model: \`${m.model}\`, trained ${m.createdAt} in ${m.trainingSeconds} s`,
+    `- family: ${m.family}`,
+    `- artefact: \`src/detection/classifiers/builtin/model/${m.artefact.file}\`, ${(m.artefact.bytes / 1024).toFixed(0)} KiB, sha256 \`${m.artefact.sha256}\``,
+    `- data (\`${m.data.directory}\`):`,
+  ];
+  for (const f of m.data.files) lines.push(`  - \`${f.file}\`: ${f.rows} rows, sha256 \`${f.sha256}\``);
+  lines.push(`- split: ${JSON.stringify(m.split)}`);
+  lines.push(`- hyper-parameters: \`${JSON.stringify(m.hyperParameters)}\``);
+  lines.push('', '| head | λ | iterations | loss | train + / − | calibration + / − (benign) | calibration AUC float / int8 | seconds |', '|---|---|---|---|---|---|---|---|');
+  for (const h of m.heads) {
+    lines.push(
+      `| ${h.name} | ${h.lambda} | ${h.iterations} | ${h.loss} | ${h.trainRows.positive} / ${h.trainRows.negative} | ` +
+        `${h.calibrationRows.positive} / ${h.calibrationRows.negative} (${h.calibrationRows.benign}) | ` +
+        `${h.calibrationAuc ? `${h.calibrationAuc.float} / ${h.calibrationAuc.int8}` : ''} | ${h.seconds} |`,
+    );
+  }
+  return lines;
+}
+
+export function readSpeedSection(): string | undefined {
+  if (!fs.existsSync(REPORT_FILE)) return undefined;
+  const text = fs.readFileSync(REPORT_FILE, 'utf8');
+  const a = text.indexOf(SPEED_START);
+  const b = text.indexOf(SPEED_END);
+  return a >= 0 && b > a ? text.slice(a, b + SPEED_END.length) : undefined;
+}
+
+export function writeReport(body: string): void {
+  const speed = readSpeedSection() ?? `${SPEED_START}\n## Speed\n\nNot measured yet: run \`npm run bench:classifiers\`.\n${SPEED_END}`;
+  fs.mkdirSync(path.dirname(REPORT_FILE), { recursive: true });
+  fs.writeFileSync(REPORT_FILE, `${body.trimEnd()}\n\n${speed}\n`);
+}
+
+export function writeSpeedSection(section: string): void {
+  const block = `${SPEED_START}\n${section.trim()}\n${SPEED_END}`;
+  const text = fs.existsSync(REPORT_FILE) ? fs.readFileSync(REPORT_FILE, 'utf8') : '# Builtin classifiers\n';
+  const a = text.indexOf(SPEED_START);
+  const b = text.indexOf(SPEED_END);
+  const next = a >= 0 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + SPEED_END.length)}` : `${text.trimEnd()}\n\n${block}\n`;
+  fs.writeFileSync(REPORT_FILE, next);
+}

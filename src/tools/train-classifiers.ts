@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { BuiltinModel } from '../detection/classifiers/builtin/builtin-model';
+import { loadDatasets, sha256 } from '../detection/classifiers/builtin/training/dataset';
+import { evaluateHeldout } from '../detection/classifiers/builtin/training/evaluation';
+import { heuristicReport } from '../detection/classifiers/builtin/training/heuristic-report';
+import { summarise, writeManifest, type Manifest } from '../detection/classifiers/builtin/training/manifest';
+import { assignSplits, CALIBRATION_FRACTION, HELDOUT_FRACTION } from '../detection/classifiers/builtin/training/split';
+import { HASHING, LAMBDA, MAX_ITERATIONS, TOLERANCE, trainAll } from '../detection/classifiers/builtin/training/trainer';
+import { DAVIDSON_HARASSMENT_KEEP, TWEET_NEGATIVE_WEIGHT } from '../detection/classifiers/builtin/training/labels';
+import { PACKAGE_ROOT } from './classifier-report';
+import { WINDOW_OVERLAP, WINDOW_SIZE } from '../detection/classifiers/windows';
+
+/**
+ * `npm run train`: trains the builtin classifier heads from ../shared/datasets (or --data <dir>) and
+ * writes src/detection/classifiers/builtin/model/{model.json,manifest.json} (or --out <dir>).
+ * Deterministic: the same data gives the same model.json byte for byte (manifest.json also records the
+ * date and timings). Takes a few minutes on one core.
+ */
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function main(): void {
+  const dataDir = path.resolve(arg('data') ?? path.join(PACKAGE_ROOT, '..', 'shared', 'datasets'));
+  const outDir = path.resolve(arg('out') ?? path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model'));
+  const started = Date.now();
+  const log = (msg: string) => console.log(`[train ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
+  const data = loadDatasets(dataDir);
+  log(`read ${data.rows.length} rows from ${dataDir}`);
+  const split = assignSplits(data.rows);
+  log(`split: ${JSON.stringify(split)}`);
+  const result = trainAll(data.rows, log);
+  const modelJson = `${JSON.stringify(result.artefact)}\n`;
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'model.json'), modelJson);
+  log(`wrote model.json (${(modelJson.length / 1024).toFixed(0)} KiB)`);
+  const model = new BuiltinModel(result.artefact);
+  const evaluation = evaluateHeldout(model, data.rows);
+  log('evaluated the held-out split');
+  const manifest: Manifest = {
+    model: 'builtin-linear/1',
+    family:
+      'L2-regularised logistic regression (L-BFGS, full batch) per head over hashed word 1-2-grams + character 3-5-grams ' +
+      '(sublinear TF, L2-normalised per block) + heuristic signal features; int8 weights; Platt + benign-FPR-capped knots',
+    createdAt: new Date().toISOString(),
+    trainingSeconds: Math.round((Date.now() - started) / 1000),
+    data: { directory: path.relative(PACKAGE_ROOT, dataDir), files: data.files },
+    split: { heldoutFraction: HELDOUT_FRACTION, calibrationFraction: CALIBRATION_FRACTION, ...split, counts: splitCounts(data.rows) },
+    hyperParameters: {
+      hashing: HASHING,
+      windows: { size: WINDOW_SIZE, overlap: WINDOW_OVERLAP },
+      lambda: LAMBDA,
+      maxIterations: MAX_ITERATIONS,
+      tolerance: TOLERANCE,
+      classWeights: 'balanced per head; a row\'s weight is split evenly over its windows',
+      tweetNegativeWeight: TWEET_NEGATIVE_WEIGHT,
+      davidsonHarassmentKeep: DAVIDSON_HARASSMENT_KEEP,
+    },
+    heads: result.heads,
+    artefact: { file: 'model.json', bytes: Buffer.byteLength(modelJson), sha256: sha256(modelJson) },
+    heuristics: heuristicReport(data.rows),
+    heldout: summarise(evaluation),
+  };
+  writeManifest(path.join(outDir, 'manifest.json'), manifest);
+  log(`wrote manifest.json; done in ${manifest.trainingSeconds} s`);
+}
+
+function splitCounts(rows: ReturnType<typeof loadDatasets>['rows']): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const r of rows) {
+    const file = (out[r.file] ??= { train: 0, calibration: 0, heldout: 0 });
+    file[r.split] = (file[r.split] ?? 0) + 1;
+  }
+  return out;
+}
+
+main();

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Manifest } from '../../../../src/detection/classifiers/builtin/training/manifest';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+const MODEL_DIR = path.join(ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model');
+const DATA_DIR = path.resolve(ROOT, '..', 'shared', 'datasets');
+const manifest = JSON.parse(fs.readFileSync(path.join(MODEL_DIR, 'manifest.json'), 'utf8')) as Manifest;
+
+describe('builtin model artefact and manifest', () => {
+  it('the committed model.json is the one the manifest describes, and is small', () => {
+    const bytes = fs.readFileSync(path.join(MODEL_DIR, 'model.json'));
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(manifest.artefact.sha256);
+    expect(bytes.length).toBe(manifest.artefact.bytes);
+    expect(bytes.length).toBeLessThan(5 * 1024 * 1024);
+  });
+
+  it('records the training data, split, hyper-parameters and held-out metrics', () => {
+    expect(manifest.data.files.map((f) => f.file)).toEqual(['injection/train.jsonl', 'moderation/train.jsonl']);
+    for (const f of manifest.data.files) expect(f.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(manifest.heads.length).toBeGreaterThan(0);
+    expect(manifest.heldout.types).toHaveLength(15);
+    expect(Date.parse(manifest.createdAt)).not.toBeNaN();
+  });
+
+  const haveData = fs.existsSync(path.join(DATA_DIR, 'injection', 'train.jsonl'));
+  (haveData ? it : it.skip)('was trained on the datasets in ../shared/datasets (hashes match)', () => {
+    for (const f of manifest.data.files) {
+      const actual = createHash('sha256').update(fs.readFileSync(path.join(DATA_DIR, f.file))).digest('hex');
+      expect({ file: f.file, sha256: actual }).toEqual({ file: f.file, sha256: f.sha256 });
+    }
+  });
+  if (!haveData) {
+    it('skips the data-hash check: ../shared/datasets is not present on this machine', () => {
+      console.warn(`skipped: no datasets at ${DATA_DIR}`);
+    });
+  }
+});

@@ -1,0 +1,139 @@
+import { CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierScores, type ClassifierType } from '../../../../src/detection/classifiers/backend';
+import { ClassifierDetector, classifierDetectorFactory } from '../../../../src/detection/classifiers/classifier-detector';
+import { ClassifierRouter } from '../../../../src/detection/classifiers/router';
+import { createDetectionEngine } from '../../../../src/detection/engine';
+import { DetectorRegistry } from '../../../../src/detection/registry';
+import type { DetectorFactory } from '../../../../src/detection/detector';
+import type { DetectorType } from '../../../../src/shared/detector-catalog';
+import { policyFixture } from '../policy-fixture';
+
+const MODERATION = CLASSIFIER_TYPES.filter((t) => t.startsWith('moderated_content/'));
+
+/** A backend that records every classify call and scores by a function of the window text. */
+function spyBackend(name: string, score: (text: string) => number, types: readonly ClassifierType[] = CLASSIFIER_TYPES) {
+  const calls: string[] = [];
+  const backend: ClassifierBackend = {
+    name,
+    types,
+    classify: async (text: string): Promise<ClassifierScores> => {
+      calls.push(text);
+      await new Promise((r) => setImmediate(r));
+      const s = score(text);
+      return Object.fromEntries(types.map((t) => [t, s]));
+    },
+  };
+  return { backend, calls };
+}
+
+function engineFor(router: ClassifierRouter) {
+  const factories = new Map<DetectorType, DetectorFactory>(CLASSIFIER_TYPES.map((t) => [t, classifierDetectorFactory(t, () => router)]));
+  return createDetectionEngine({ registry: new DetectorRegistry(factories) });
+}
+
+const allModeration = policyFixture({ inputDetectors: MODERATION.map((t) => ({ detector_type: t, threshold: 'L2' as const, action: 'block' as const })) });
+const signal = () => new AbortController().signal;
+
+describe('classifier router', () => {
+  it('one classify call per window is shared by the 13 moderation detectors', async () => {
+    const spy = spyBackend('builtin', () => 0.1);
+    const engine = engineFor(new ClassifierRouter({ backends: [spy.backend] }));
+    const text = Array.from({ length: 900 }, (_, i) => `w${i}`).join(' '); // ~4.5 KB: 3 distinct windows, one view
+    const result = await engine.evaluate({ text, direction: 'input', config: allModeration });
+    expect(result.outcomes).toHaveLength(13);
+    expect(result.outcomes.every((o) => o.status === 'ok')).toBe(true);
+    expect(spy.calls).toHaveLength(3);
+    expect(new Set(spy.calls).size).toBe(3);
+  });
+
+  it('routes per type by configuration and validates it at construction', async () => {
+    const builtin = spyBackend('builtin', () => 0.2);
+    const remote = spyBackend('remote-moderation', () => 0.95, MODERATION);
+    const router = new ClassifierRouter({
+      backends: [builtin.backend, remote.backend],
+      routing: { byType: Object.fromEntries(MODERATION.map((t) => [t, 'remote-moderation'])) },
+    });
+    expect(router.describe().prompt_attack).toBe('builtin');
+    expect(router.describe()['moderated_content/hate']).toBe('remote-moderation');
+    const hate = await router.scoreWindows('moderated_content/hate', 'some text', signal());
+    const attack = await router.scoreWindows('prompt_attack', 'some text', signal());
+    expect(hate).toEqual([{ start: 0, end: 9, score: 0.95 }]);
+    expect(attack).toEqual([{ start: 0, end: 9, score: 0.2 }]);
+    expect(() => new ClassifierRouter({ backends: [builtin.backend], routing: { defaultBackend: 'nope' } })).toThrow(/unknown backend "nope"/);
+    expect(() => new ClassifierRouter({ backends: [remote.backend], routing: { defaultBackend: 'remote-moderation' } })).toThrow(
+      /does not score prompt_attack/,
+    );
+    expect(() => new ClassifierRouter({ backends: [builtin.backend, builtin.backend] })).toThrow(/twice/);
+  });
+
+  it('a backend answer without a valid score for the type is an error, not a pass', async () => {
+    const broken: ClassifierBackend = { name: 'builtin', types: CLASSIFIER_TYPES, classify: async () => ({ prompt_attack: 2 }) };
+    const router = new ClassifierRouter({ backends: [broken] });
+    await expect(router.scoreWindows('prompt_attack', 'text', signal())).rejects.toThrow(/no valid score/);
+    await expect(router.scoreWindows('jailbreak', 'text', signal())).rejects.toThrow(/no valid score/);
+  });
+
+  it('a failing backend fails its detectors (engine error outcome, fail closed blocks)', async () => {
+    const failing: ClassifierBackend = {
+      name: 'builtin',
+      types: CLASSIFIER_TYPES,
+      classify: async () => {
+        throw new Error('backend down');
+      },
+    };
+    const engine = engineFor(new ClassifierRouter({ backends: [failing] }));
+    const config = policyFixture({ inputDetectors: [{ detector_type: 'prompt_attack', threshold: 'L2', action: 'block' }] });
+    const result = await engine.evaluate({ text: 'hello', direction: 'input', config, failMode: 'closed' });
+    expect(result.outcomes[0]).toMatchObject({ type: 'prompt_attack', status: 'error', message: 'backend down' });
+    expect(result.blocked).toBe(true);
+  });
+
+  it('failures are not cached: the next request asks again', async () => {
+    let fail = true;
+    const flaky: ClassifierBackend = {
+      name: 'builtin',
+      types: CLASSIFIER_TYPES,
+      classify: async () => {
+        if (fail) throw new Error('transient');
+        return Object.fromEntries(CLASSIFIER_TYPES.map((t) => [t, 0.5]));
+      },
+    };
+    const router = new ClassifierRouter({ backends: [flaky] });
+    await expect(router.scoreWindows('prompt_attack', 'text', signal())).rejects.toThrow('transient');
+    fail = false;
+    await expect(router.scoreWindows('prompt_attack', 'text', signal())).resolves.toEqual([{ start: 0, end: 4, score: 0.5 }]);
+  });
+
+  it('the shared call is aborted only when every waiting detector gave up', async () => {
+    const seen: AbortSignal[] = [];
+    const slow: ClassifierBackend = {
+      name: 'builtin',
+      types: CLASSIFIER_TYPES,
+      classify: (_text, s) => {
+        seen.push(s);
+        return new Promise(() => undefined); // never answers
+      },
+    };
+    const router = new ClassifierRouter({ backends: [slow] });
+    const a = new AbortController();
+    const b = new AbortController();
+    const pa = router.scoreWindows('prompt_attack', 'same text', a.signal);
+    const pb = router.scoreWindows('jailbreak', 'same text', b.signal);
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toHaveLength(1);
+    a.abort(new Error('deadline a'));
+    await expect(pa).rejects.toThrow('deadline a');
+    expect(seen[0]?.aborted).toBe(false);
+    b.abort(new Error('deadline b'));
+    await expect(pb).rejects.toThrow('deadline b');
+    expect(seen[0]?.aborted).toBe(true);
+  });
+
+  it('reports one finding per window at or above L4, spanning the window', async () => {
+    const router = new ClassifierRouter({ backends: [spyBackend('builtin', (t) => (t.includes('ATTACK') ? 0.97 : 0.05)).backend] });
+    const detector = new ClassifierDetector('prompt_attack', () => router);
+    const text = `${'a'.repeat(9000)} ATTACK`;
+    const findings = await detector.detect({ text, direction: 'input' }, signal());
+    expect(findings).toEqual([{ confidence: 0.97, start: text.length - 2000, end: text.length }]);
+    expect(await detector.detect({ text: '   ', direction: 'input' }, signal())).toEqual([]);
+  });
+});
