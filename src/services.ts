@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type Redis from 'ioredis';
+import { installClassifierBackends } from './detection/classifiers/install';
 import { startDetectionServer } from './detection/server';
 import { buildGatewayApp } from './gateway/app';
 import type { LimitStore } from './gateway/limits/limit-store';
@@ -63,6 +64,9 @@ export async function startServices(options: StartOptions): Promise<RunningServi
   try {
     let detectionAddress = config.DETECTION_ADDRESS;
     if (wanted.has('detection')) {
+      // Backends first, closed after the gRPC server has drained (closers run in reverse).
+      const classifiers = installClassifierBackends(config);
+      closers.push({ name: 'classifier-backends', close: () => classifiers.close() });
       const detection = await startDetectionServer({ address: config.DETECTION_ADDRESS, logger: logger.child({ component: 'detection' }) });
       detectionAddress = replacePort(config.DETECTION_ADDRESS, detection.port);
       running.detectionAddress = detectionAddress;

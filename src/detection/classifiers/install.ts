@@ -1,0 +1,24 @@
+import type { Config } from '../../shared/config';
+import { buildClassifierBackends } from './backends/backend-factory';
+import { parseClassifierBackendsConfig } from './backends/classifier-config';
+import { createBuiltinBackend } from './builtin/builtin-backend';
+import { configureClassifierRouter } from './classifier-detector';
+import { ClassifierRouter } from './router';
+
+/**
+ * Builds the classifier backends the deployment configured (CLASSIFIER_BACKENDS and the backend
+ * settings) and installs a router over them for the classifier detectors. A misconfiguration throws
+ * at start-up (ConfigError naming the variable), never on a request.
+ */
+export function installClassifierBackends(config: Config): { close(): Promise<void> } {
+  const built = buildClassifierBackends(parseClassifierBackendsConfig(config), { builtin: () => createBuiltinBackend() });
+  const instances = [...new Set(built.byType.values())];
+  const byType = Object.fromEntries([...built.byType].map(([type, backend]) => [type, backend.name]));
+  configureClassifierRouter(new ClassifierRouter({ backends: instances, routing: { byType } }));
+  return {
+    async close() {
+      configureClassifierRouter(undefined);
+      await built.close();
+    },
+  };
+}
