@@ -132,7 +132,7 @@ describe('token flooding', () => {
 
   const natural: Array<[string, string]> = [
     ['a long prose README', readFileSync(join(ROOT, 'README.md'), 'utf8')],
-    ['the spec', readFileSync(join(ROOT, '..', 'shared', 'SPEC.md'), 'utf8')],
+    ['a long technical document', readFileSync(join(ROOT, 'docs', 'detectors-contextual.md'), 'utf8')],
     ['TypeScript source with braces and indentation', readFileSync(join(ROOT, 'src', 'gateway', 'routes', 'chat-completions.routes.ts'), 'utf8')],
     ['a lockfile', readFileSync(join(ROOT, 'package-lock.json'), 'utf8').slice(0, 200_000)],
     ['a JSON array of objects', JSON.stringify(Array.from({ length: 800 }, (_, i) => ({ id: i, name: `user${i}`, active: i % 2 === 0, score: (i * 37) % 100 })), null, 2)],

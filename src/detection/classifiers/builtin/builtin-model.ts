@@ -63,7 +63,7 @@ export class BuiltinModel {
 
   scoreWindow(text: string): ClassifierScores {
     const f = this.features(text);
-    return this.combine(this.windowLogits(f), f);
+    return this.combine(this.windowLogits(f), f, isTooShortForAttack(text));
   }
 
   /** Logits of the window; the attack heads take the higher of the window and its focus (window-features.ts). */
@@ -79,17 +79,21 @@ export class BuiltinModel {
   }
 
   /** Calibrated head scores + floors + derived categories + parent closure. */
-  combine(logits: Float64Array, f: Pick<WindowFeatures, 'signals' | 'lexicon'>): ClassifierScores {
+  combine(logits: Float64Array, f: Pick<WindowFeatures, 'signals' | 'lexicon'>, tooShort = false): ClassifierScores {
     const head = (name: HeadName): number => {
       const i = this.headIndex.get(name);
       if (i === undefined) return 0;
       return calibrate(logits[i] as number, (this.heads[i] as HeadSpec).calibration);
     };
-    const jailbreak = Math.max(head('jailbreak'), f.signals.floor.jailbreak);
+    // A text of a few words cannot carry an injected instruction on the model's evidence alone (with so
+    // few n-grams the score is mostly the prior: "hi" scored 0.751). Its model score is capped below L3;
+    // heuristic floors still apply ("ignore previous instructions" is caught by them).
+    const attackHead = (name: HeadName) => (tooShort ? Math.min(head(name), SHORT_TEXT_ATTACK_CAP) : head(name));
+    const jailbreak = Math.max(attackHead('jailbreak'), f.signals.floor.jailbreak);
     // prompt_attack covers every attack, jailbreaks included, through its own head (trained on all of
     // them). Taking max(prompt_attack, jailbreak) was measured and dropped: held-out ROC-AUC 0.977 → 0.965
     // (the union of two heads' false positives costs more recall than jailbreak adds).
-    const promptAttack = Math.max(head('prompt_attack'), f.signals.floor.prompt_attack);
+    const promptAttack = Math.max(attackHead('prompt_attack'), f.signals.floor.prompt_attack);
     const mod = {} as Record<ModerationCategory, number>;
     for (const c of MODERATION_CATEGORIES) {
       if ((DERIVED_CATEGORIES as readonly string[]).includes(c)) continue;
@@ -107,4 +111,17 @@ export class BuiltinModel {
     for (const c of MODERATION_CATEGORIES) scores[moderationType(c)] = mod[c];
     return scores;
   }
+}
+
+/** Model-only attack scores of texts shorter than this (in words AND characters) are capped. */
+export const SHORT_TEXT_WORDS = 4;
+export const SHORT_TEXT_CHARS = 24;
+export const SHORT_TEXT_ATTACK_CAP = 0.49;
+
+/** Fewer than 4 words and under 24 characters (both, so short texts in scripts without spaces are not affected). */
+export function isTooShortForAttack(text: string): boolean {
+  const trimmed = text.trim();
+  if (trimmed.length >= SHORT_TEXT_CHARS) return false;
+  const words = trimmed.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
+  return words.length < SHORT_TEXT_WORDS;
 }
