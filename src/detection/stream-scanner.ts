@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { DetectCategory, DetectFinding, DetectorOutcome } from '../shared/detection-client';
+import type { DetectCategory } from '../shared/detection-client';
+import type { DetectStreamUpdate } from '../shared/detection-stream';
 import type { Action } from '../shared/policy';
 import { decide, type RuleResult } from './decide';
 import type { DetectionEngine, PreparedScan, PrepareInput, RawScan } from './engine';
@@ -52,23 +53,8 @@ export interface StreamScannerOptions extends PrepareInput {
 }
 
 /** One answer of the scanner: what this scan settled, and the running verdict. */
-export interface StreamUpdate {
-  /** Findings settled by this scan, offsets from the start of the stream. */
-  findings: DetectFinding[];
-  /** Categories that fired for the first time in this scan, or again with a more severe action. */
-  newCategories: DetectCategory[];
-  /** Every character before this offset has been fully scanned and may be released. */
-  releasedUpTo: number;
-  received: number;
-  blocked: boolean;
-  categories: DetectCategory[];
-  blockReason: string;
-  outcomes: DetectorOutcome[];
-  scanned: boolean;
-  allowListed: boolean;
-  done: boolean;
-  elapsedMs: number;
-}
+/** What one scan of the stream reports: the client's DetectStreamUpdate, one definition for both ends. */
+export type StreamUpdate = DetectStreamUpdate;
 
 const SEVERITY: Readonly<Record<Action, number>> = { log: 0, alert: 1, block: 2 };
 

@@ -258,6 +258,17 @@ export const failModeFromProto = (v: unknown): FailMode | undefined =>
 
 export const outcomeStatusFromProto = (v: unknown): OutcomeStatus | undefined => reverse(OUTCOME_STATUS_TO_PROTO, v);
 
+/** A detector outcome of a response in the clients' shape; unknown enum values read as the safe side. */
+export function outcomeFromProto(o: ProtoDetectorOutcome): { type: string; status: OutcomeStatus; message: string; elapsedMs: number; failMode: FailMode } {
+  return {
+    type: o.type,
+    status: outcomeStatusFromProto(o.status) ?? 'error',
+    message: o.message,
+    elapsedMs: o.elapsed_ms,
+    failMode: failModeFromProto(o.fail_mode) ?? 'closed',
+  };
+}
+
 function reverse<K extends string>(table: Readonly<Record<K, string>>, value: unknown): K | undefined {
   for (const key of Object.keys(table) as K[]) {
     if (table[key] === value) return key;
