@@ -1,6 +1,7 @@
 import type { PolicyEntity } from '../storage/entities';
 import type { CustomDetector, DetectorEntry, MatchList, PolicyMode, RateLimits } from '../shared/policy';
 import { DEFAULT_RATE_LIMITS } from '../shared/policy';
+import { isoString } from './query-helpers';
 
 /** A policy as the API shows it (REST and GraphQL alike). */
 export interface PolicyView {
@@ -43,7 +44,6 @@ export interface Page<T> {
   results: T[];
 }
 
-const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
 
 export function policyView(p: PolicyEntity): PolicyView {
   return {
@@ -57,8 +57,8 @@ export function policyView(p: PolicyEntity): PolicyView {
     deny_list: p.denyList,
     custom_detectors: p.customDetectors,
     rate_limits: { ...DEFAULT_RATE_LIMITS, ...p.rateLimits },
-    created_at: iso(p.createdAt),
-    updated_at: iso(p.updatedAt),
+    created_at: isoString(p.createdAt),
+    updated_at: isoString(p.updatedAt),
   };
 }
 
@@ -85,7 +85,7 @@ export function projectView(r: ProjectRow): ProjectView {
     policy_name: r.effective_policy_name,
     uses_default_policy: r.assigned_policy_id === null,
     is_active: r.is_active,
-    created_at: iso(r.created_at),
-    last_used_at: r.last_used_at === null ? null : iso(r.last_used_at),
+    created_at: isoString(r.created_at),
+    last_used_at: r.last_used_at === null ? null : isoString(r.last_used_at),
   };
 }

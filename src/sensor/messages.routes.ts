@@ -5,16 +5,13 @@ import type { ProjectAuthService } from '../management/projects/project-auth.ser
 import type { DetectionClient } from '../shared/detection-client';
 import { authOf } from '../management/projects/request-auth';
 import { AppError } from '../shared/errors';
-import { setRiskHeaders } from '../shared/http/risk-headers';
+import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
+import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP } from '../shared/http/upstream';
 import { readMessagesRequest } from './messages-spec';
 import { svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
 import type { LimitsService } from '../gateway/limits/limits.service';
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and ours: never forwarded in either direction. */
-const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade',
-  'proxy-authorization', 'proxy-authenticate', 'host', 'content-length',
-]);
+/** Never forwarded upstream: hop-by-hop headers and ours. */
 const STRIPPED_REQUEST = new Set([...HOP_BY_HOP, 'x-svc-key', 'x-request-id']);
 
 export interface MessagesRouteDeps {
@@ -60,7 +57,7 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRoute
     const verdict = await deps.detection.detect({ text: summary.texts.join('\n\n'), direction: 'input', policy: ctx.policy.detection });
     request.audit.findings = verdict.categories.map((c) => ({ type: c.type, confidence: c.confidence, action: c.action }));
     request.audit.blocked = verdict.blocked;
-    const unscanned = verdict.outcomes.filter((o) => o.status !== 'ok').map((o) => o.type);
+    const unscanned = unscannedOf(verdict);
     setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });
     if (verdict.blocked) {
       const types = verdict.categories.filter((c) => c.action === 'block').map((c) => c.type);
@@ -73,10 +70,7 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRoute
 
 async function forward(deps: MessagesRouteDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-  const abort = new AbortController();
-  request.raw.once('close', () => {
-    if (!reply.raw.writableEnded) abort.abort();
-  });
+  const abort = abortOnClientClose(request, reply);
   let upstream;
   try {
     upstream = await upstreamRequest(`${deps.upstreamBaseUrl}/v1/messages${query}`, {
@@ -92,8 +86,6 @@ async function forward(deps: MessagesRouteDeps, request: FastifyRequest, reply: 
     throw new AppError('internal_error', 'The upstream provider could not be reached', { code: 'upstream_unavailable', status: 502 });
   }
   reply.status(upstream.statusCode);
-  for (const [name, value] of Object.entries(upstream.headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) void reply.header(name, value);
-  }
+  copyResponseHeaders(reply, upstream.headers);
   return reply.send(upstream.body);
 }

@@ -5,13 +5,13 @@ import type { AuthContext, ProjectAuthService } from '../../management/projects/
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import type { DetectCategory, DetectionClient, DetectResult } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
-import { setRiskHeaders } from '../../shared/http/risk-headers';
+import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import { blockedStreamTail, identityOf, readChatRequest, responseTexts, type StreamIdentity } from '../proxy/openai-chat.spec';
 import { SseParser } from '../proxy/sse';
 import { StreamGuard } from '../proxy/stream-guard';
-import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamTransportError } from '../proxy/upstream';
+import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamTransportError } from '../../shared/http/upstream';
 
 export interface ChatRouteDeps {
   auth: ProjectAuthService;
@@ -31,7 +31,6 @@ const MAX_UPSTREAM_BODY = 64 * 1024 * 1024;
 
 const outputScanned = (ctx: AuthContext) => ctx.policy.detection.policyMode !== 'I';
 const blockedTypes = (cats: readonly DetectCategory[]) => cats.filter((c) => c.action === 'block').map((c) => c.type);
-const unscannedOf = (r: DetectResult) => r.outcomes.filter((o) => o.status !== 'ok').map((o) => o.type);
 
 function securityBlock(stage: 'input' | 'output', verdict: { categories: readonly DetectCategory[]; blockReason: string }): AppError {
   const types = blockedTypes(verdict.categories);

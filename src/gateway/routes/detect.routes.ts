@@ -5,7 +5,7 @@ import type { ProjectAuthService } from '../../management/projects/project-auth.
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import type { DetectionClient } from '../../shared/detection-client';
 import { parseBody } from '../../shared/http/validation';
-import { setRiskHeaders } from '../../shared/http/risk-headers';
+import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { directionSchema } from '../../shared/policy';
 import { bearerCredential, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
@@ -41,7 +41,7 @@ export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps
       direction: body.direction,
       policy: ctx.policy.detection,
     });
-    const unscanned = verdict.outcomes.filter((o) => o.status !== 'ok').map((o) => o.type);
+    const unscanned = unscannedOf(verdict);
     request.audit.findings = verdict.categories.map((c) => ({ type: c.type, confidence: c.confidence, action: c.action }));
     request.audit.blocked = verdict.blocked;
     setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { pagingSchema } from '../policies/policy.schemas';
+import { booleanQueryParam, pagingSchema } from '../policies/policy.schemas';
 
-const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp, e.g. 2026-11-22T12:00:00Z' });
 
 /** Filters of GET /v1/events/ (and the GraphQL events query). */
@@ -10,7 +9,7 @@ export const listEventsQuerySchema = z.strictObject({
   path: z.string().max(512).optional(),
   session_id: z.string().max(128).optional(),
   project_id: z.uuid('must be a UUID').optional(),
-  blocked: boolParam.optional(),
+  blocked: booleanQueryParam.optional(),
   since: timestamp.optional(),
   until: timestamp.optional(),
 });

@@ -1,5 +1,6 @@
 import type { Storage } from '../../storage/data-source';
 import type { RecordedFinding } from '../../storage/entities/security-event.entity';
+import { isoString } from '../query-helpers';
 import type { Page } from '../views';
 import type { ListEventsQuery, ListSessionsQuery } from './event.schemas';
 
@@ -31,7 +32,6 @@ interface Filter {
   params: unknown[];
 }
 
-const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
 
 /** Builds `WHERE organization_id = $1 AND …` from optional filters (values are always bound parameters). */
 function where(organizationId: string, f: Partial<ListEventsQuery>): Filter {
@@ -75,7 +75,7 @@ export class EventService {
         blocked: r.blocked,
         response_status: r.response_status,
         latency_ms: Number(r.latency_ms),
-        created_at: iso(r.created_at),
+        created_at: isoString(r.created_at),
       })),
     };
   }
@@ -102,8 +102,8 @@ export class EventService {
         session_id: r.session_id,
         count: r.count,
         blocked_count: r.blocked_count,
-        first_seen: iso(r.first_seen),
-        last_seen: iso(r.last_seen),
+        first_seen: isoString(r.first_seen),
+        last_seen: isoString(r.last_seen),
         models: [...(r.models as string[])].sort(),
       })),
     };

@@ -111,7 +111,8 @@ export const updatePolicySchema = z.strictObject({
 });
 export type UpdatePolicyInput = z.infer<typeof updatePolicySchema>;
 
-const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** A query-string boolean: exactly "true" or "false". */
+export const booleanQueryParam = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 export const pagingSchema = {
   limit: z.coerce.number().int().min(1).max(100).default(50),
@@ -121,7 +122,7 @@ export const pagingSchema = {
 export const listPoliciesQuerySchema = z.strictObject({
   ...pagingSchema,
   name: z.string().max(200).optional(),
-  is_default: boolParam.optional(),
+  is_default: booleanQueryParam.optional(),
   policy_mode: policyModeSchema.optional(),
 });
 export type ListPoliciesQuery = z.infer<typeof listPoliciesQuerySchema>;

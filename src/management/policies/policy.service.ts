@@ -5,6 +5,7 @@ import { DEFAULT_RATE_LIMITS, rateLimitsSchema, type RateLimits } from '../../sh
 import type { Storage } from '../../storage/data-source';
 import { PolicyEntity } from '../../storage/entities';
 import type { ChangeBus, ChangeEvent } from '../change-bus';
+import { likeContains } from '../query-helpers';
 import { policyView, type Page, type PolicyView } from '../views';
 import type { CreatePolicyInput, ListPoliciesQuery, UpdatePolicyInput } from './policy.schemas';
 
@@ -39,7 +40,7 @@ export class PolicyService {
       .getRepository(PolicyEntity)
       .createQueryBuilder('p')
       .where('p.organization_id = :org', { org: organizationId });
-    if (q.name) qb.andWhere('p.name ILIKE :name', { name: `%${q.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    if (q.name) qb.andWhere('p.name ILIKE :name', { name: likeContains(q.name) });
     if (q.is_default !== undefined) qb.andWhere('p.is_default = :d', { d: q.is_default });
     if (q.policy_mode) qb.andWhere('p.policy_mode = :m', { m: q.policy_mode });
     const [rows, count] = await qb.orderBy('p.created_at', 'ASC').addOrderBy('p.id', 'ASC').skip(q.offset).take(q.limit).getManyAndCount();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pagingSchema } from '../policies/policy.schemas';
+import { booleanQueryParam, pagingSchema } from '../policies/policy.schemas';
 
 /** Environments: the spec's production and development, plus staging (most teams run one). */
 export const environmentSchema = z.enum(['production', 'staging', 'development']);
@@ -24,13 +24,12 @@ export const updateProjectSchema = z.strictObject({
 });
 export type UpdateProjectInput = z.infer<typeof updateProjectSchema>;
 
-const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 export const listProjectsQuerySchema = z.strictObject({
   ...pagingSchema,
   name: z.string().max(200).optional(),
   environment: environmentSchema.optional(),
-  is_active: boolParam.optional(),
+  is_active: booleanQueryParam.optional(),
   policy_id: uuid.optional(),
 });
 export type ListProjectsQuery = z.infer<typeof listProjectsQuerySchema>;

@@ -5,6 +5,7 @@ import type { Storage } from '../../storage/data-source';
 import { ProjectEntity } from '../../storage/entities';
 import type { ChangeBus, ChangeEvent } from '../change-bus';
 import { assertId } from '../policies/policy.service';
+import { likeContains } from '../query-helpers';
 import { projectView, type CreatedProjectView, type Page, type ProjectRow, type ProjectView } from '../views';
 import type { CreateProjectInput, ListProjectsQuery, UpdateProjectInput } from './project.schemas';
 
@@ -36,7 +37,7 @@ export class ProjectService {
       params.push(value);
       where.push(sql.replace('?', `$${params.length}`));
     };
-    if (q.name) add(`p.name ILIKE ? ESCAPE '\\'`, `%${q.name.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    if (q.name) add(`p.name ILIKE ? ESCAPE '\\'`, likeContains(q.name));
     if (q.environment) add('p.environment = ?', q.environment);
     if (q.is_active !== undefined) add('p.is_active = ?', q.is_active);
     if (q.policy_id) add('pol.id = ?', q.policy_id);

@@ -7,6 +7,11 @@ export interface RiskSummary {
   unscanned: readonly string[];
 }
 
+/** Configured detectors that produced no verdict (failed, overran, or not implemented): never treated as clean. */
+export function unscannedOf(result: { outcomes: ReadonlyArray<{ type: string; status: string }> }): string[] {
+  return result.outcomes.filter((o) => o.status !== 'ok').map((o) => o.type);
+}
+
 /** Highest confidence, 0..1, with at most 3 decimals. */
 export function maxConfidence(categories: RiskSummary['categories']): number {
   const max = categories.reduce((m, c) => Math.max(m, c.confidence), 0);

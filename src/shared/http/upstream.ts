@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors as undiciErrors } from 'undici';
-import { AppError, type ErrorType } from '../../shared/errors';
+import { AppError, type ErrorType } from '../errors';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and framing headers: never copied between the two hops. */
 export const HOP_BY_HOP = new Set([
