@@ -1,5 +1,6 @@
 import type { DetectorType } from '../shared/detector-catalog';
 import type { Direction } from '../shared/policy';
+import type { TextIndex } from './text-index';
 
 /**
  * The contract every detector implements: one file per detector, one method. A detector reports scored
@@ -13,6 +14,11 @@ export interface DetectorInput {
    */
   readonly text: string;
   readonly direction: Direction;
+  /**
+   * Facts about `text` shared by the detectors (text-index.ts), built once per view by the engine.
+   * Optional: a detector called on its own builds its own (textIndexOf).
+   */
+  readonly index?: TextIndex;
 }
 
 export interface DetectorFinding {

@@ -11,6 +11,7 @@ import { anyEntryMatches, matchListSpans, RuleCache, type CompiledRules } from '
 import { buildViews, type TextView } from './normalize';
 import { defaultRegistry, type DetectorRegistry } from './registry';
 import { findAll, type Span } from './regex-scan';
+import { TextIndex } from './text-index';
 
 /**
  * Evaluates one text against one detector configuration. Order:
@@ -181,7 +182,7 @@ interface ConfiguredRuns {
 
 async function runConfiguredDetectors(context: ScanContext, views: TextView[]): Promise<ConfiguredRuns> {
   const { direction, failMode, registry, timeoutMs } = context;
-  const inputs: DetectorInput[] = views.map((view) => ({ text: view.text, direction }));
+  const inputs: DetectorInput[] = views.map((view) => ({ text: view.text, direction, index: new TextIndex(view.text) }));
   const deadline = context.entries.length > 0 ? new Deadline(timeoutMs) : undefined;
   const runs = await Promise.all(
     context.entries.map(async (entry) => {

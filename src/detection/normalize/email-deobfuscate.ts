@@ -26,13 +26,26 @@ const TLD = /^(?:[A-Za-z]{2,24}|[Xx][Nn]--[A-Za-z0-9-]{1,59})$/;
  * Prefilter: an obfuscated address needs a bracketed at/dot, a bare " dot ", or a spaced " @ " (a bare
  * " at " or a plain "@" only counts together with an obfuscated dot). Ordinary prose has none of them.
  */
-const BRACKET_TOKEN = /[[({<][ \t]*(?:at|dot|@|\.)[ \t]*[\])}>]/i;
+const BRACKET_TOKEN = /[[({<][ \t]*(?:at|dot|@|\.)[ \t]*[\])}>]/iy;
+const OPENING_BRACKETS = ['[', '(', '{', '<'];
+
+/** BRACKET_TOKEN anywhere: tried at each opening bracket, found by indexOf (rare in prose). */
+function hasBracketToken(source: string): boolean {
+  for (const bracket of OPENING_BRACKETS) {
+    for (let i = source.indexOf(bracket); i >= 0; i = source.indexOf(bracket, i + 1)) {
+      BRACKET_TOKEN.lastIndex = i;
+      if (BRACKET_TOKEN.test(source)) return true;
+    }
+  }
+  return false;
+}
+
 const BARE_DOT_ANYWHERE = /[ \t]dot[ \t]/i;
 
 const isBlank = (code: number) => code === 0x20 || code === 0x09;
 
 function mayHideAnAddress(source: string): boolean {
-  if (BRACKET_TOKEN.test(source)) return true;
+  if (hasBracketToken(source)) return true;
   // Native substring searches first; the regex only confirms.
   const dot = source.includes('dot') || source.includes('DOT') || source.includes('Dot');
   if (dot && BARE_DOT_ANYWHERE.test(source)) return true;

@@ -9,8 +9,37 @@ import { parse } from 'tldts';
  * lookups. findCandidates then walks the token (at most 8 KB) once, left to right.
  */
 
-/** `.` + letter (ASCII or not), or a scheme separator. Fixed-length alternatives: linear. */
-export const LINK_HINT = /\.[A-Za-z\u00a1-\uffff]|:\/\//g;
+/**
+ * Where a link can be: a `.` followed by a letter (ASCII, or any code unit from U+00A1), or a scheme
+ * separator `://`. Found with two `indexOf` searches (memory speed; a regular expression alternation walks
+ * every character), merged in text order. `from` only grows between calls on one LinkHints.
+ */
+export class LinkHints {
+  private dot = -1;
+  private scheme = -1;
+
+  constructor(private readonly text: string) {}
+
+  /** The first hint at or after `from`, or -1. */
+  next(from: number): number {
+    const text = this.text;
+    if (this.dot !== Infinity && this.dot < from) {
+      let i = text.indexOf('.', from);
+      while (i >= 0 && !startsLinkLabel(text.charCodeAt(i + 1))) i = text.indexOf('.', i + 1);
+      this.dot = i < 0 ? Infinity : i;
+    }
+    if (this.scheme !== Infinity && this.scheme < from) {
+      const i = text.indexOf('://', from);
+      this.scheme = i < 0 ? Infinity : i;
+    }
+    const at = Math.min(this.dot, this.scheme);
+    return at === Infinity ? -1 : at;
+  }
+}
+
+function startsLinkLabel(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c >= 0xa1;
+}
 
 const MAX_TOKEN_HALF = 4096;
 

@@ -11,7 +11,7 @@ import {
   SHORTENER_DOMAINS,
 } from './lists/link-lists';
 import { WELL_KNOWN_DOMAINS } from './lists/well-known-domains';
-import { findCandidates, LINK_HINT, tokenAround, tokenMayHoldLink, trimTrailing, type CandidateKind } from './link-candidates';
+import { findCandidates, LinkHints, tokenAround, tokenMayHoldLink, trimTrailing, type CandidateKind } from './link-candidates';
 import { classifyIpHost, splitLink, type LinkParts } from './link-host';
 import { imitatedBrand, isBrand } from './lookalike';
 
@@ -72,15 +72,14 @@ export class UnknownLinksDetector implements Detector {
   detect(input: DetectorInput, signal: AbortSignal): DetectorFinding[] {
     const { text } = input;
     const findings: DetectorFinding[] = [];
-    LINK_HINT.lastIndex = 0;
-    let hints = 0;
-    for (let m = LINK_HINT.exec(text); m && findings.length < MAX_FINDINGS; m = LINK_HINT.exec(text)) {
-      if (++hints % 256 === 0) signal.throwIfAborted();
-      const token = tokenAround(text, m.index);
-      LINK_HINT.lastIndex = Math.max(token.end, m.index + 1);
+    const hints = new LinkHints(text);
+    let n = 0;
+    for (let at = hints.next(0); at >= 0 && findings.length < MAX_FINDINGS; ) {
+      if (++n % 256 === 0) signal.throwIfAborted();
+      const token = tokenAround(text, at);
       if (tokenMayHoldLink(text, token)) this.scanToken(text, token.start, token.end, findings);
+      at = hints.next(Math.max(token.end, at + 1));
     }
-    LINK_HINT.lastIndex = 0;
     return findings.slice(0, MAX_FINDINGS);
   }
 

@@ -1,4 +1,5 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { nextAtDigitRun, textIndexOf } from '../../text-index';
 import { coreAt, type Core } from './address-core';
 import { ADDRESS_CONTEXT, CONTEXT_WINDOW, STATE_CODES, STATE_NAMES, TAIL, TAIL_WINDOW } from './address-patterns';
 
@@ -29,7 +30,6 @@ import { ADDRESS_CONTEXT, CONTEXT_WINDOW, STATE_CODES, STATE_NAMES, TAIL, TAIL_W
  */
 
 const MAX_FINDINGS = 1000;
-const DIGIT_RUN = /\d+/g;
 const STATE_NAME_SET = new Set(STATE_NAMES);
 
 export class AddressDetector implements Detector {
@@ -38,19 +38,23 @@ export class AddressDetector implements Detector {
   detect(input: DetectorInput, signal: AbortSignal): DetectorFinding[] {
     const { text } = input;
     const findings: DetectorFinding[] = [];
-    DIGIT_RUN.lastIndex = 0;
-    let n = 0;
+    // Every run of digits (text-index.ts) may be a house number; after a finding, the search resumes at
+    // its end (in the middle of a run, the rest of that run counts as a run).
+    const runs = textIndexOf(input).digitRuns();
+    let resume = 0;
     let lastEnd = 0;
-    for (let m = DIGIT_RUN.exec(text); m && findings.length < MAX_FINDINGS; m = DIGIT_RUN.exec(text)) {
-      if (++n % 512 === 0) signal.throwIfAborted();
-      const core = coreAt(text, m.index, m.index + m[0].length);
+    for (let r = 0; r < runs.length && findings.length < MAX_FINDINGS; r += 2) {
+      if (r % 1024 === 1022) signal.throwIfAborted();
+      const end = runs[r + 1] as number;
+      if (end <= resume) continue;
+      const start = Math.max(runs[r] as number, resume);
+      const core = coreAt(text, start, end);
       if (!core || core.start < lastEnd) continue;
       const finding = scoreAddress(text, core);
       findings.push(finding);
       lastEnd = finding.end;
-      if (finding.end > DIGIT_RUN.lastIndex) DIGIT_RUN.lastIndex = finding.end;
+      if (finding.end > end) resume = finding.end;
     }
-    DIGIT_RUN.lastIndex = 0;
     return findings;
   }
 }

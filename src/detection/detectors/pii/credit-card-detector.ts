@@ -1,4 +1,5 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { nextAtDigitRun, textIndexOf } from '../../text-index';
 import {
   AbortTicker,
   codeAt,
@@ -123,7 +124,8 @@ const CONTEXT = new ContextWords([
 // separator alternatives are disjoint once the next digit is required, and a run never restarts inside
 // a digit group.
 const SEP = '(?:[ \\t]{1,2}|[ \\t]{0,2}[\\-.\u2010-\u2015\u2212][ \\t]{0,2}|[ \\t]{0,2}\\r?\\n[ \\t]{0,2})';
-const RUN = new RegExp(`(?<![0-9])[0-9](?:${SEP}?[0-9]){12,}`, 'g');
+// Sticky: run at digit-run starts only (text-index.ts), where every match begins.
+const RUN = new RegExp(`(?<![0-9])[0-9](?:${SEP}?[0-9]){12,}`, 'y');
 
 const MIN_DIGITS = 13;
 const MAX_DIGITS = 19;
@@ -249,17 +251,18 @@ export class CreditCardDetector implements Detector {
     const { text } = input;
     const ticker = new AbortTicker(signal);
     const findings: DetectorFinding[] = [];
-    RUN.lastIndex = 0;
-    for (let m = RUN.exec(text); m && findings.length < MAX_FINDINGS; m = RUN.exec(text)) {
+    const runs = textIndexOf(input).digitRuns();
+    const cursor = { run: 0, from: 0 };
+    for (let m = nextAtDigitRun(RUN, text, runs, cursor); m && findings.length < MAX_FINDINGS; m = nextAtDigitRun(RUN, text, runs, cursor)) {
       ticker.tick();
       const start = m.index;
       const end = start + m[0].length;
+      cursor.from = end;
       if (isWordChar(codeAt(text, start - 1)) || isWordChar(codeAt(text, end))) continue;
       const groups = digitGroups(text, start, end);
       if (totalDigits(groups) < MIN_DIGITS) continue;
       findings.push(...bestWindows(text, groups, ticker));
     }
-    RUN.lastIndex = 0;
     return findings.slice(0, MAX_FINDINGS);
   }
 }

@@ -1,5 +1,6 @@
 import { getCountrySpecifications, isValidIBAN } from 'ibantools';
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { nextAtDigitRun, textIndexOf } from '../../text-index';
 import { AbortTicker, codeAt, ContextWords, isAlnum, isWordChar, MAX_FINDINGS } from './signals';
 
 /**
@@ -42,7 +43,9 @@ const COUNTRIES: ReadonlyMap<string, CountrySpec> = new Map(
 
 // Country code + check digits + the first BBAN characters: only the start of a candidate; the rest is
 // collected by length (a pattern cannot know each country's length). Fixed length: constant work per start.
-const START = /\b[A-Za-z]{2}[0-9]{2}[ -]?[A-Za-z0-9]{4}/g;
+// Sticky: tried two characters before each digit-run start (text-index.ts), where every match begins.
+const START = /\b[A-Za-z]{2}[0-9]{2}[ -]?[A-Za-z0-9]{4}/y;
+const TWO_LETTERS_BEFORE = () => 2;
 
 const CONTEXT = new ContextWords([
   'iban', 'bank', 'account', 'acct', 'transfer', 'wire', 'swift', 'bic', 'sepa', 'konto', 'kontonummer',
@@ -58,20 +61,22 @@ export class IbanDetector implements Detector {
     const { text } = input;
     const ticker = new AbortTicker(signal);
     const findings: DetectorFinding[] = [];
-    START.lastIndex = 0;
-    for (let m = START.exec(text); m && findings.length < MAX_FINDINGS; m = START.exec(text)) {
+    const runs = textIndexOf(input).digitRuns();
+    const cursor = { run: 0, from: 0 };
+    const next = () => nextAtDigitRun(START, text, runs, cursor, TWO_LETTERS_BEFORE);
+    for (let m = next(); m && findings.length < MAX_FINDINGS; m = next()) {
       ticker.tick();
       const start = m.index;
+      cursor.from = start + m[0].length;
       if (codeAt(text, start - 1) === 0x5f /* _ */) continue;
       const found = matchIban(text, start);
       if (!found) {
-        START.lastIndex = start + 1;
+        cursor.from = start + 1;
         continue;
       }
       findings.push({ confidence: found.confidence, start, end: found.end });
-      START.lastIndex = found.end;
+      cursor.from = found.end;
     }
-    START.lastIndex = 0;
     return findings;
   }
 }

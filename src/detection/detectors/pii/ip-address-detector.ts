@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { nextAtDigitRun, textIndexOf } from '../../text-index';
 import { AbortTicker, codeAt, ContextWords, isAsciiLetter, isDigit, isHexDigit, isWordChar, MAX_FINDINGS } from './signals';
 
 /**
@@ -39,7 +40,8 @@ export const IP_CONFIDENCE = {
 
 // Maximal runs of dot-separated digit groups with at least four parts; the part count is checked in code.
 // The look-behind starts a match only at the beginning of a run, so each run is walked once (linear).
-const IPV4_RUN = /(?<![0-9.])[0-9]+(?:\.[0-9]+){3,}/g;
+// Sticky: tried at digit-run starts only (text-index.ts), where every match begins.
+const IPV4_RUN = /(?<![0-9.])[0-9]+(?:\.[0-9]+){3,}/y;
 // A superset of IPv6 text from its first colon: hex groups and colons, an optional dotted IPv4 tail, an
 // optional zone; ipaddr.js decides. Bounded length; matching starts at a colon (a fast scan, where a
 // pattern starting with optional hex digits is tried at every position), and the up to four hex digits
@@ -65,20 +67,26 @@ export class IpAddressDetector implements Detector {
     const ticker = new AbortTicker(signal);
     const v6Spans: Array<{ start: number; end: number }> = [];
     const findings = text.includes(':') ? scanIpv6(text, ticker, v6Spans) : [];
-    if (text.includes('.')) findings.push(...scanIpv4(text, ticker, v6Spans));
+    if (text.includes('.')) findings.push(...scanIpv4(text, textIndexOf(input).digitRuns(), ticker, v6Spans));
     findings.sort((a, b) => a.start - b.start);
     return findings.slice(0, MAX_FINDINGS);
   }
 }
 
-function scanIpv4(text: string, ticker: AbortTicker, v6Spans: ReadonlyArray<{ start: number; end: number }>): DetectorFinding[] {
+function scanIpv4(
+  text: string,
+  runs: readonly number[],
+  ticker: AbortTicker,
+  v6Spans: ReadonlyArray<{ start: number; end: number }>,
+): DetectorFinding[] {
   const findings: DetectorFinding[] = [];
   let v6 = 0; // v6Spans and matches both come in text order
-  IPV4_RUN.lastIndex = 0;
-  for (let m = IPV4_RUN.exec(text); m && findings.length < MAX_FINDINGS; m = IPV4_RUN.exec(text)) {
+  const cursor = { run: 0, from: 0 };
+  for (let m = nextAtDigitRun(IPV4_RUN, text, runs, cursor); m && findings.length < MAX_FINDINGS; m = nextAtDigitRun(IPV4_RUN, text, runs, cursor)) {
     ticker.tick();
     const start = m.index;
     const end = start + m[0].length;
+    cursor.from = end;
     while (v6 < v6Spans.length && (v6Spans[v6]?.end ?? 0) <= start) v6++;
     if (v6 < v6Spans.length && (v6Spans[v6]?.start ?? end) < end) continue; // the tail of "::ffff:1.2.3.4"
     const octets = dottedQuad(m[0]);

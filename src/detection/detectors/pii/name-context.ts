@@ -66,6 +66,7 @@ for (const entry of BEFORE) {
 
 /** The strongest context the text before `start` gives a name that starts there. */
 export function contextBefore(text: string, start: number): ContextLevel {
+  if (afterSentenceEnd(text, start)) return 'none';
   const from = Math.max(0, start - CONTEXT_WINDOW);
   const window = text.slice(from, start);
   const lineBreak = window.lastIndexOf('\n');
@@ -87,6 +88,29 @@ export function contextBefore(text: string, start: number): ContextLevel {
   return best;
 }
 
+/**
+ * True when the name follows the end of a sentence on the same line (". ", "! ", "? ", commas and blanks
+ * between) and the word before a "." is no title: no phrase of BEFORE ends there, so contextBefore is
+ * 'none' without its string work. The common case for capitalised words in prose.
+ */
+function afterSentenceEnd(text: string, start: number): boolean {
+  let i = start;
+  while (i > 0 && start - i < 8) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 0x20 || c === 0x09 || c === 0x2c) i--;
+    else break;
+  }
+  if (i === start || i === 0) return false;
+  const end = text.charCodeAt(i - 1);
+  if (end === 0x21 || end === 0x3f) return true; // ! ?
+  if (end !== 0x2e) return false;
+  let w = i - 1;
+  while (w > 0 && i - 1 - w < 12 && (isAsciiLetter(text.charCodeAt(w - 1)) || text.charCodeAt(w - 1) > 0x7f)) w--;
+  return !TITLES.has(text.slice(w, i - 1).toLowerCase());
+}
+
+const isAsciiLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+
 /** Last words of every title, naming and strong phrase ("is", "name:", "dear", "mr.", …). */
 const STRONG_LAST_WORDS = new Set([
   ...[...TITLES].flatMap((t) => [t, `${t}.`]),
@@ -99,12 +123,19 @@ const STRONG_LAST_WORDS = new Set([
  * (signatures). contextBefore gives the real answer.
  */
 export function mayHaveStrongContext(text: string, start: number): boolean {
+  if (afterSentenceEnd(text, start)) return false;
   let i = start;
   while (i > 0 && start - i < 8 && ' ,\t-–—*>'.includes(text.charAt(i - 1))) i--;
   if (i === 0 || text[i - 1] === '\n' || text[i - 1] === '\r') return true;
   const end = i;
-  while (i > 0 && end - i < 16 && !/\s/.test(text.charAt(i - 1))) i--;
+  while (i > 0 && end - i < 16 && !isSpace(text.charCodeAt(i - 1))) i--;
   return STRONG_LAST_WORDS.has(text.slice(i, end).toLowerCase());
+}
+
+/** `\s` of a UTF-16 code unit, without a regular expression for ASCII. */
+function isSpace(code: number): boolean {
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return /\s/.test(String.fromCharCode(code));
 }
 
 /** True when the non-empty line before offset `lineBreakAt` is a closing salutation ("Best regards,"). */

@@ -1,4 +1,5 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { isAscii } from '../../normalize/unicode';
 import { AMBIGUOUS_NAMES, NAME_PARTICLES, NON_NAME_WORDS, ORG_NAME_PAIRS, ORG_PLACE_WORDS } from './lexicons/name-words';
 import { isFirst, isLast } from './name-lexicon';
 import { contextAfter, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
@@ -39,11 +40,20 @@ interface Token {
   caps: boolean;
   initial: boolean;
   particle: boolean;
+  /** What the word is (memoised per word); absent for particles. */
+  info?: WordInfo;
 }
 
 const LETTER = /\p{L}/u;
-const IDENTIFIER_BEFORE = new Set(['.', '_', '$', '@', '#', '/', '\\', '<', '&', '=', '`', '-', '+', '*', '~', '^', '|']);
-const IDENTIFIER_AFTER = new Set(['(', '_', '<', '[', '{', '$', '`', '=', '\\', '/']);
+/** ASCII characters that glue a word to code when right before / after it (1 = glue), indexed by char code. */
+const IDENTIFIER_BEFORE = asciiTable('._$@#/\\<&=`-+*~^|');
+const IDENTIFIER_AFTER = asciiTable('(_<[{$`=\\/');
+
+function asciiTable(chars: string): Uint8Array {
+  const table = new Uint8Array(128);
+  for (const c of chars) table[c.charCodeAt(0)] = 1;
+  return table;
+}
 const MC_PREFIX = /^(?:mc|mac|o'|o’|d'|d’|de|di|da|la|le|van|von|st|fitz)$/i;
 
 export class PersonNameDetector implements Detector {
@@ -52,21 +62,31 @@ export class PersonNameDetector implements Detector {
   detect(input: DetectorInput, signal: AbortSignal): DetectorFinding[] {
     const { text } = input;
     const findings: DetectorFinding[] = [];
-    let run: Token[] = [];
+    const run: Token[] = [];
     let runs = 0;
+    let introSeen = false;
     const flush = () => {
       if (run.length === 0) return;
       if (++runs % 256 === 0) signal.throwIfAborted();
-      if (findings.length < MAX_FINDINGS) scoreRunInto(text, run, findings);
-      run = [];
+      if (findings.length < MAX_FINDINGS && !settledSingle(text, run)) scoreRunInto(text, run, findings);
+      run.length = 0;
     };
-    CAPITAL.lastIndex = 0;
-    for (let m = CAPITAL.exec(text); m; m = CAPITAL.exec(text)) {
-      const start = m.index;
-      const end = wordEnd(text, start);
-      CAPITAL.lastIndex = end;
+    // Most texts have no capital outside ASCII: the plain ASCII pattern is about twice as fast.
+    const ascii = isAscii(text) || !NON_ASCII_CAPITAL_BLOCKS.test(text);
+    const capital = ascii ? ASCII_CAPITAL : CAPITAL;
+    capital.lastIndex = 0;
+    // test(), not exec(): no match object to allocate. The start is found back from the end: a match is
+    // one capital followed by lower-case ASCII letters, or a single non-ASCII letter.
+    for (let found = capital.test(text); found; found = capital.test(text)) {
+      const matchEnd = capital.lastIndex;
+      let start = matchEnd - 1;
+      while (isAsciiLower(text.charCodeAt(start))) start--; // a non-ASCII match is one character
+      const end = wordEnd(text, matchEnd);
+      capital.lastIndex = end;
       if (text.charCodeAt(start) > 0x7f && !startsNonAsciiCapitalisedWord(text, start)) continue;
-      const token = readToken(text, start, end);
+      const info = wordInfo(text.slice(start, end));
+      if (info.intro) introSeen = true;
+      const token = readToken(text, start, end, info);
       if (!token) {
         flush();
         continue;
@@ -75,9 +95,9 @@ export class PersonNameDetector implements Detector {
       if (!prev || run.length >= MAX_RUN || !joinRun(text, prev, token, run)) flush();
       run.push(token);
     }
-    CAPITAL.lastIndex = 0;
+    capital.lastIndex = 0;
     flush();
-    findings.push(...lowercaseAfterStrongContext(text));
+    if (introSeen || LOWER_INTRO_HINT.test(text)) findings.push(...lowercaseAfterStrongContext(text));
     return findings.slice(0, MAX_FINDINGS);
   }
 }
@@ -88,7 +108,11 @@ export class PersonNameDetector implements Detector {
  * classes and `\b`, no Unicode-property look-behind: V8 runs this several times faster than
  * `(?<![\p{L}\p{N}_])\p{Lu}` over text full of code and markup. Linear: single-character alternatives.
  */
-const CAPITAL = /\b[A-Z]|[\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/g;
+const CAPITAL = /\b[A-Z][a-z]*|[\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/g;
+/** CAPITAL without the non-ASCII alternative, for texts with no letter of those blocks (the common case). */
+const ASCII_CAPITAL = /\b[A-Z][a-z]*/g;
+const NON_ASCII_CAPITAL_BLOCKS = /[\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/;
+const isAsciiLower = (c: number) => c >= 0x61 && c <= 0x7a;
 const UPPER = /\p{Lu}/u;
 
 function startsNonAsciiCapitalisedWord(text: string, start: number): boolean {
@@ -96,9 +120,12 @@ function startsNonAsciiCapitalisedWord(text: string, start: number): boolean {
   return start === 0 || !(LETTER.test(text.charAt(start - 1)) || /[\d_'’]/.test(text.charAt(start - 1)));
 }
 
-/** End of the word starting at `i`: letters, digits, `_`, and `'`/`’`/`-` between letters. */
-function wordEnd(text: string, i: number): number {
-  let j = i + 1;
+/**
+ * End of a word whose first characters end at `from` (at least one character read): letters, digits,
+ * `_`, and `'`/`’`/`-` between letters.
+ */
+function wordEnd(text: string, from: number): number {
+  let j = from;
   while (j < text.length) {
     const d = text.charCodeAt(j);
     if ((d >= 0x61 && d <= 0x7a) || (d >= 0x41 && d <= 0x5a) || (d >= 0x30 && d <= 0x39) || d === 0x5f) j++;
@@ -109,20 +136,55 @@ function wordEnd(text: string, i: number): number {
   return j;
 }
 
-/** A capitalised word as a token, or null when it is an identifier, a number-bearing word or code. */
-function readToken(text: string, start: number, end: number): Token | null {
-  const before = start > 0 ? (text[start - 1] as string) : '';
-  const after = end < text.length ? (text[end] as string) : '';
-  if (IDENTIFIER_BEFORE.has(before) && !(before === '-' && (text[start - 2] ?? ' ') === ' ')) return null;
-  if (IDENTIFIER_AFTER.has(after)) return null;
-  if (after === '.' && LETTER.test(text.charAt(end + 1))) return null;
-  let word = text.slice(start, end);
-  if (/[\d_]/.test(word)) return null;
+/** What a capitalised word is, whatever its position: memoised, as the same words recur through a text. */
+interface WordInfo {
+  /** Not a name token at all: holds a digit or "_", or an inner capital that no name prefix explains. */
+  reject: boolean;
+  /** Length without a possessive "'s". */
+  length: number;
+  lower: string;
+  caps: boolean;
+  /** "Name", "Call", "I", "I'm", "My": a capitalised self-introduction may follow (see LOWER_INTRO_HINT). */
+  intro: boolean;
+  /**
+   * Alone, this word is no name whatever the context: a non-name or organisation/place word, or no
+   * lexicon name (then only a strong context could make it one; settledSingle checks that).
+   */
+  settled: boolean;
+  lexical: boolean;
+}
+
+const WORD_INFO = new Map<string, WordInfo>();
+const WORD_INFO_LIMIT = 20_000;
+const INTRO_WORDS = new Set(['name', "name's", 'call', 'i', "i'm", 'my']);
+
+function wordInfo(raw: string): WordInfo {
+  let info = WORD_INFO.get(raw);
+  if (info !== undefined) return info;
+  let word = raw;
   if (/['’]s$/.test(word)) word = word.slice(0, -2);
   const caps = word.length > 1 && word === word.toUpperCase();
-  if (!caps && /\p{Ll}\p{Lu}/u.test(word) && !validInnerCapital(word)) return null;
-  const initial = word.length === 1 && after === '.';
-  return { start, end: start + word.length, lower: word.toLowerCase(), caps, initial, particle: false };
+  const reject = /[\d_]/.test(raw) || (!caps && /\p{Ll}\p{Lu}/u.test(word) && !validInnerCapital(word));
+  const lower = word.toLowerCase();
+  const probe = { lower };
+  const lexical = isFirst(probe) || isLast(probe);
+  const settled = NON_NAME_WORDS.has(lower) || ORG_PLACE_WORDS.has(lower);
+  info = { reject, length: word.length, lower, caps, intro: INTRO_WORDS.has(raw.toLowerCase()), settled, lexical };
+  if (WORD_INFO.size >= WORD_INFO_LIMIT) WORD_INFO.clear();
+  WORD_INFO.set(raw, info);
+  return info;
+}
+
+/** A capitalised word as a token, or null when it is an identifier, a number-bearing word or code. */
+function readToken(text: string, start: number, end: number, info: WordInfo): Token | null {
+  const before = start > 0 ? text.charCodeAt(start - 1) : 0;
+  const after = end < text.length ? text.charCodeAt(end) : 0;
+  if (before < 0x80 && IDENTIFIER_BEFORE[before] === 1 && !(before === 0x2d && (text[start - 2] ?? ' ') === ' ')) return null;
+  if (after < 0x80 && IDENTIFIER_AFTER[after] === 1) return null;
+  if (after === 0x2e && LETTER.test(text.charAt(end + 1))) return null;
+  if (info.reject) return null;
+  const initial = info.length === 1 && after === 0x2e;
+  return { start, end: start + info.length, lower: info.lower, caps: info.caps, initial, particle: false, info };
 }
 
 /** "McDonald", "MacArthur", "O'Neil", "DeShawn", "LaToya", "VanDyke": one inner capital after a prefix. */
@@ -162,6 +224,19 @@ function sentenceStart(text: string, start: number): boolean {
   if (i < 0) return true;
   const ch = text[i] as string;
   return '.!?\n\r:;*•>#|'.includes(ch) || (ch === '-' && (i === 0 || text[i - 1] === '\n'));
+}
+
+/**
+ * True when a run of one capitalised word is settled as "not a name" without scoreRunInto's work: the
+ * common case in prose (sentence-initial words, proper nouns). Mirrors scoreRunInto's early exits: a
+ * non-name or organisation word, or no lexicon name and no possible strong context before it.
+ */
+function settledSingle(text: string, run: Token[]): boolean {
+  if (run.length !== 1) return false;
+  const t = run[0] as Token;
+  const info = t.info as WordInfo;
+  if (info.settled) return true;
+  return (t.initial || !info.lexical) && !mayHaveStrongContext(text, t.start);
 }
 
 function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void {
@@ -279,19 +354,16 @@ const round = (x: number) => Math.round(x * 100) / 100;
 const LOWER_CONTEXT =
   /\b(my name is|my name's|name:|call me|i am|i'm)([ \t]+)([a-z][a-z'\-]{1,30})(?:([ \t]+)([a-z][a-z'\-]{1,30}))?/gi;
 
-/** A case-sensitive literal alternation (one linear pass, far cheaper than the case-insensitive regex below). */
-const INTRO_HINT = /name is|name's|Name is|name:|Name:|NAME:|call me|Call me|i am|I am|i'm|I'm|I AM|MY NAME/;
-
 /**
- * Literals at least one of which every INTRO_HINT match contains: plain substring searches (V8 skips
- * ahead by the literal's length) rule out most texts before the alternation walks them.
+ * Where LOWER_CONTEXT can match with its first word in lower case. Its capitalised forms ("Name:", "I am",
+ * "Call me", "MY NAME IS") start with a capitalised word, which the capital scan sees anyway (WordInfo.intro),
+ * so only texts with one of these lower-case forms pay for the case-insensitive search.
  */
-const INTRO_ANCHORS = ['name', 'Name', 'NAME', 'all me', 'i am', 'I am', 'I AM', "i'm", "I'm"];
+const LOWER_INTRO_HINT = /\bi(?: am|'m)\b|name(?: is|'s|:)|call me/;
 
 /** "my name is john smith": lower-case lexicon names right after a self-introduction. */
 function lowercaseAfterStrongContext(text: string): DetectorFinding[] {
   const out: DetectorFinding[] = [];
-  if (!INTRO_ANCHORS.some((a) => text.includes(a)) || !INTRO_HINT.test(text)) return out;
   LOWER_CONTEXT.lastIndex = 0;
   for (let m = LOWER_CONTEXT.exec(text); m && out.length < MAX_FINDINGS; m = LOWER_CONTEXT.exec(text)) {
     const intro = m[1] as string;

@@ -1,4 +1,5 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { nextAtDigitRun, textIndexOf } from '../../text-index';
 import {
   AbortTicker,
   codeAt,
@@ -45,7 +46,8 @@ export const SSN_CONFIDENCE = {
 const DASH = '\\-\u2010-\u2015\u2212';
 // Fixed-length pattern: constant work per start position (see signals.ts on linear-time matching); never
 // starts or ends inside a longer digit run.
-const CANDIDATE = new RegExp(`(?<![0-9])[0-9]{3}[${DASH} ]?[0-9]{2}[${DASH} ]?[0-9]{4}(?![0-9])`, 'g');
+// Sticky: run at digit-run starts only (text-index.ts), where every match begins.
+const CANDIDATE = new RegExp(`(?<![0-9])[0-9]{3}[${DASH} ]?[0-9]{2}[${DASH} ]?[0-9]{4}(?![0-9])`, 'y');
 
 const CONTEXT = new ContextWords([
   'ssn', 'ssns', 'ssn#', 'social security', 'social security number', 'social sec', 'soc sec', 'ss#', 'ss',
@@ -74,18 +76,25 @@ export class UsSsnDetector implements Detector {
     const { text } = input;
     const ticker = new AbortTicker(signal);
     const findings: DetectorFinding[] = [];
-    CANDIDATE.lastIndex = 0;
-    for (let m = CANDIDATE.exec(text); m && findings.length < MAX_FINDINGS; m = CANDIDATE.exec(text)) {
+    const runs = textIndexOf(input).digitRuns();
+    const cursor = { run: 0, from: 0 };
+    for (
+      let m = nextAtDigitRun(CANDIDATE, text, runs, cursor);
+      m && findings.length < MAX_FINDINGS;
+      m = nextAtDigitRun(CANDIDATE, text, runs, cursor)
+    ) {
       ticker.tick();
       const start = m.index;
       const end = start + m[0].length;
       const confidence = scoreSsn(text, start, end);
-      if (confidence > 0) findings.push({ confidence, start, end });
+      if (confidence > 0) {
+        findings.push({ confidence, start, end });
+        cursor.from = end;
+      }
       // A rejected match may hide a real one that starts inside it ("1 123-45-6789" is fine, but
       // "12345 678-90-1234" should still be looked at from the next position).
-      else CANDIDATE.lastIndex = start + 1;
+      else cursor.from = start + 1;
     }
-    CANDIDATE.lastIndex = 0;
     return findings;
   }
 }

@@ -1,5 +1,6 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
-import { ASSIGNMENT_RE, CREDENTIAL_RE, CREDENTIAL_RULES, forwardReach, KEYWORD_HINT, PREFIX_HINT } from './credential-rules';
+import { credentialHints } from './credential-hints';
+import { ASSIGNMENT_RE, CREDENTIAL_RE, CREDENTIAL_RULES } from './credential-rules';
 import { classifyKey, scoreAssignment } from './secret-value';
 
 /**
@@ -14,14 +15,13 @@ import { classifyKey, scoreAssignment } from './secret-value';
  *     must name a secret, the value must not be a placeholder, reference or code expression; then
  *     0.6–0.85 from length, character classes and Shannon entropy.
  *
- * Speed: two linear JS hint scans (literal alternations) find where a credential could be; RE2 runs only
- * on merged windows around provider prefixes and around assignments whose key already classified as a
- * secret's name, so prose costs two quick passes and (almost) no RE2 call.
+ * Speed: credential-hints.ts finds where a credential could be (a few single-character searches, each
+ * hit checked with string comparisons); RE2 runs only on merged windows around provider prefixes and
+ * around assignments whose key already classified as a secret's name, so prose costs a few quick
+ * searches and (almost) no RE2 call.
  */
 
 const MAX_FINDINGS = 1000;
-const BACK_REACH = 96;
-const KEYWORD_REACH = 560;
 
 interface Window {
   start: number;
@@ -35,62 +35,19 @@ export class CredentialDetector implements Detector {
     const { text } = input;
     const findings: DetectorFinding[] = [];
     let checked = 0;
-    for (const w of merge(prefixWindows(text, signal))) {
+    const hints = credentialHints(text, signal);
+    for (const w of merge(hints.providers)) {
       if (++checked % 64 === 0) signal.throwIfAborted();
       scanProviders(text.slice(w.start, w.end), w.start, findings, signal);
       if (findings.length >= MAX_FINDINGS * 2) break;
     }
-    for (const w of merge(assignmentWindows(text, signal))) {
+    for (const w of merge(hints.assignments)) {
       if (++checked % 64 === 0) signal.throwIfAborted();
       scanAssignments(text.slice(w.start, w.end), w.start, findings, signal);
       if (findings.length >= MAX_FINDINGS * 2) break;
     }
     return findings.length === 0 ? findings : dedupe(findings).slice(0, MAX_FINDINGS);
   }
-}
-
-/** Windows around provider prefixes ("AKIA", "ghp_", "-----BEGIN", …), reaching as far as the format can. */
-function prefixWindows(text: string, signal: AbortSignal): Window[] {
-  const out: Window[] = [];
-  PREFIX_HINT.lastIndex = 0;
-  let n = 0;
-  for (let m = PREFIX_HINT.exec(text); m; m = PREFIX_HINT.exec(text)) {
-    if (++n % 512 === 0) signal.throwIfAborted();
-    out.push({ start: Math.max(0, m.index - BACK_REACH), end: Math.min(text.length, m.index + forwardReach(m[0])) });
-  }
-  PREFIX_HINT.lastIndex = 0;
-  return out;
-}
-
-const KEY_CHAR = /[A-Za-z0-9_.\-]/;
-
-/**
- * Windows around assignments whose key names a secret: a keyword hit ("pass", "token", "secret", …)
- * grows to the whole key, which must be followed by `=`, `:`, `:=` or `=>` and classify as a secret's
- * name (classifyKey) before any regex runs. Prose ("pass the salt", "the author") costs a few string
- * comparisons per hit.
- */
-function assignmentWindows(text: string, signal: AbortSignal): Window[] {
-  const out: Window[] = [];
-  KEYWORD_HINT.lastIndex = 0;
-  let n = 0;
-  for (let m = KEYWORD_HINT.exec(text); m; m = KEYWORD_HINT.exec(text)) {
-    if (++n % 512 === 0) signal.throwIfAborted();
-    let start = m.index;
-    while (start > 0 && m.index - start < 48 && KEY_CHAR.test(text.charAt(start - 1))) start--;
-    let end = m.index + m[0].length;
-    while (end < text.length && end - m.index < 40 && KEY_CHAR.test(text.charAt(end))) end++;
-    KEYWORD_HINT.lastIndex = end;
-    let op = end;
-    if (text[op] === '"' || text[op] === "'") op++;
-    if (text[op] === ']') op++;
-    while (op < text.length && op - end < 8 && (text[op] === ' ' || text[op] === '\t')) op++;
-    if (text[op] !== '=' && text[op] !== ':') continue;
-    if (!classifyKey(text.slice(start, end))) continue;
-    out.push({ start: Math.max(0, start - 8), end: Math.min(text.length, op + KEYWORD_REACH) });
-  }
-  KEYWORD_HINT.lastIndex = 0;
-  return out;
 }
 
 /** Sorted, overlapping windows merged. */

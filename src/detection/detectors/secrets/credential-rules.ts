@@ -46,7 +46,7 @@ function scorePem(m: string): number {
   return 0.75;
 }
 
-const PEM_MAX = 12_000;
+export const PEM_MAX = 12_000;
 
 /** Up to the matching END line (within PEM_MAX), else over the base64 lines that follow the header. */
 function extendPem(text: string, end: number): number {
@@ -63,7 +63,7 @@ function extendPem(text: string, end: number): number {
 }
 
 const B64URL = /[A-Za-z0-9_-]/;
-const JWT_PART_MAX = 8192;
+export const JWT_PART_MAX = 8192;
 
 /** The rest of the payload, a dot, and a signature of at least 16 characters. */
 function extendJwt(text: string, end: number): number {
@@ -229,18 +229,3 @@ const ASSIGNMENT_VALUE =
   `${BT}([^${BT}\\r\\n]{1,512})${BT}|` +
   String.raw`([^\s"',;` + BT + ']{1,512}))';
 export const ASSIGNMENT_RE = new RE2(ASSIGNMENT_KEY + ASSIGNMENT_OP + ASSIGNMENT_VALUE, 'gu');
-
-/**
- * Cheap linear-time hints (plain JS regexes: alternations of literals, one bounded class), run before
- * any RE2 work. PREFIX_HINT positions start provider tokens; KEYWORD_HINT positions sit inside keys.
- */
-export const PREFIX_HINT =
-  /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|[sr]k_live_|[sr]k_test_|whsec_|sk-|AIza|GOCSPX-|eyJ|svc_sk_|npm_|pypi-|hf_|SG\.|do[opr]_v1_|shp(?:at|ss|ca|pa)_)|-----BEGIN|:\/\/[^\s/@]{1,128}:|AccountKey=|:AA|hooks\.slack|[Aa]uthorization|AUTHORIZATION|[Ss]ecret_?[Aa]ccess_?[Kk]ey|SECRET_ACCESS_KEY|aws_secret_key|AWS_SECRET_KEY/g;
-export const KEYWORD_HINT = /pass|pwd|secret|token|[a-z_-]key|credential|auth|bearer/gi;
-
-/** How far past a hint a credential can extend (PEM blocks and JWTs are long). */
-export function forwardReach(hint: string): number {
-  if (hint === '-----BEGIN') return PEM_MAX + 600;
-  if (hint === 'eyJ') return 2 * JWT_PART_MAX + 2_100;
-  return 700;
-}

@@ -1,4 +1,5 @@
-import { PHONE_CONFIDENCE, PhoneNumberDetector } from '../../../../src/detection/detectors/pii/phone-number-detector';
+import { findPhoneNumbersInText, type PhoneNumber } from 'libphonenumber-js';
+import { nanpNumber, PHONE_CONFIDENCE, PhoneNumberDetector } from '../../../../src/detection/detectors/pii/phone-number-detector';
 import { abortedSignal, scanWith, topConfidence } from './numeric-scan';
 
 const detector = new PhoneNumberDetector();
@@ -92,5 +93,44 @@ describe('PhoneNumberDetector', () => {
     const started = Date.now();
     expect(() => scan('4 '.repeat(500_000))).toThrow(/too many number-like candidates/);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('reads usual North American formats exactly as libphonenumber does (the fast path)', () => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const shapes = [
+      '(A) E-L', '(A)E-L', 'A-E-L', 'A.E.L', 'A E L', '+1 A-E-L', '+1-A-E-L', '1-A-E-L', '+1 (A) E-L', '1 A E L',
+      '+1.A.E.L', '1 (A) E L', '+1 A.E.L',
+    ];
+    let fast = 0;
+    let valid = 0;
+    for (let i = 0; i < 200; i++) {
+      const area = String(200 + next(800));
+      const exchange = String(200 + next(800));
+      const line = String(next(10_000)).padStart(4, '0');
+      for (const shape of shapes) {
+        const text = shape.replace('A', area).replace('E', exchange).replace('L', line);
+        const e164 = nanpNumber(text, 0, text.length);
+        expect(e164).toBe(`+1${area}${exchange}${line}`);
+        const found = findPhoneNumbersInText(`${text}. Next`, { defaultCountry: 'US', extended: true });
+        expect(found.map((f) => [f.startsAt, f.endsAt])).toEqual([[0, text.length]]);
+        const isValid = (found[0] as { number: PhoneNumber }).number.isValid();
+        const confidence = detector.detect({ text, direction: 'input' }, new AbortController().signal)[0]?.confidence;
+        expect(confidence).toBe(isValid ? PHONE_CONFIDENCE.formatted : PHONE_CONFIDENCE.possible);
+        fast++;
+        if (isValid) valid++;
+      }
+    }
+    expect(fast).toBe(200 * shapes.length);
+    expect(valid).toBeGreaterThan(50); // both valid and invalid numbers were compared
+    expect(valid).toBeLessThan(fast);
+    // Not the fast path: mixed separators, a digit or ":" after, bare digit strings.
+    expect(nanpNumber('415-555.0132', 0, 12)).toBeUndefined();
+    expect(nanpNumber('415-555-01321', 0, 12)).toBeUndefined();
+    expect(nanpNumber('415-555-0132:30', 0, 12)).toBeUndefined();
+    expect(nanpNumber('4155550132', 0, 10)).toBeUndefined();
   });
 });
