@@ -62,14 +62,14 @@ export class PersonNameDetector implements Detector {
   detect(input: DetectorInput, signal: AbortSignal): DetectorFinding[] {
     const { text } = input;
     const findings: DetectorFinding[] = [];
-    const run: Token[] = [];
+    let run: Token[] = [];
     let runs = 0;
     let introSeen = false;
     const flush = () => {
       if (run.length === 0) return;
       if (++runs % 256 === 0) signal.throwIfAborted();
       if (findings.length < MAX_FINDINGS && !settledSingle(text, run)) scoreRunInto(text, run, findings);
-      run.length = 0;
+      run = [];
     };
     // Most texts have no capital outside ASCII: the plain ASCII pattern is about twice as fast.
     const ascii = isAscii(text) || !NON_ASCII_CAPITAL_BLOCKS.test(text);

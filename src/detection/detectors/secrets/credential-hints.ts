@@ -49,6 +49,8 @@ const UNDERSCORE_PREFIXES = expand([
 ]);
 /** Prefixes needing a word boundary before them, found through their first `-`. */
 const DASH_PREFIXES = expand(['glpat-', 'xox[abposr]-', 'sk-', 'pypi-', 'GOCSPX-']);
+const UNDERSCORE_BY_CHAR_BEFORE = byCharBefore(UNDERSCORE_PREFIXES);
+const DASH_BY_CHAR_BEFORE = byCharBefore(DASH_PREFIXES);
 /** AWS key id prefixes and Google API keys (word boundary before), found through the capital `A`. */
 const A_PREFIXES = new Set(['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AIPA', 'ANPA', 'ANVA', 'APKA', 'AROA', 'AIza']);
 
@@ -79,11 +81,8 @@ export function credentialHints(text: string, signal: AbortSignal): CredentialHi
 
   for (let i = text.indexOf('_'); i >= 0; i = text.indexOf('_', i + 1)) {
     tick();
-    if (i === 0 || !isWordChar(text.charCodeAt(i - 1))) continue;
-    for (const [literal, offset] of UNDERSCORE_PREFIXES) {
-      const at = i - offset;
-      if (at >= 0 && text.startsWith(literal, at) && !isWordChar(codeAt(text, at - 1))) push(at);
-    }
+    const bucket = UNDERSCORE_BY_CHAR_BEFORE[codeAt(text, i - 1)];
+    if (bucket !== undefined) pushPrefixes(text, i, bucket, push);
   }
   for (let i = text.indexOf('-'); i >= 0; i = text.indexOf('-', i + 1)) {
     tick();
@@ -91,11 +90,8 @@ export function credentialHints(text: string, signal: AbortSignal): CredentialHi
       push(i, PEM_REACH);
       continue;
     }
-    if (i === 0 || !isWordChar(text.charCodeAt(i - 1))) continue;
-    for (const [literal, offset] of DASH_PREFIXES) {
-      const at = i - offset;
-      if (at >= 0 && text.startsWith(literal, at) && !isWordChar(codeAt(text, at - 1))) push(at);
-    }
+    const bucket = DASH_BY_CHAR_BEFORE[codeAt(text, i - 1)];
+    if (bucket !== undefined) pushPrefixes(text, i, bucket, push);
   }
   for (let i = text.indexOf('A'); i >= 0; i = text.indexOf('A', i + 1)) {
     tick();
@@ -124,6 +120,27 @@ export function credentialHints(text: string, signal: AbortSignal): CredentialHi
     keyBefore(text, i, push, assignments);
   }
   return { providers, assignments };
+}
+
+/** The prefixes of `bucket` that end at the anchor `i` and have a word boundary before them. */
+function pushPrefixes(text: string, i: number, bucket: ReadonlyArray<readonly [string, number]>, push: (at: number) => void): void {
+  for (const [literal, offset] of bucket) {
+    const at = i - offset;
+    if (at >= 0 && text.startsWith(literal, at) && !isWordChar(codeAt(text, at - 1))) push(at);
+  }
+}
+
+/**
+ * Prefixes by the character right before their anchor ("p" for "ghp_"), so an anchor in code (snake_case
+ * identifiers, hyphenated words) costs one array lookup unless that character can end a prefix.
+ */
+function byCharBefore(prefixes: ReadonlyArray<readonly [string, number]>): Array<Array<readonly [string, number]> | undefined> {
+  const table: Array<Array<readonly [string, number]> | undefined> = new Array(128).fill(undefined);
+  for (const entry of prefixes) {
+    const code = entry[0].charCodeAt(entry[1] - 1);
+    (table[code] ??= []).push(entry);
+  }
+  return table;
 }
 
 /** `://` then 1..128 characters other than whitespace, `/` and `@`, then `:` (a user name and password). */
