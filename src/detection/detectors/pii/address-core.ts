@@ -119,9 +119,10 @@ function startsCapitalisedWordBefore(text: string, ds: number): boolean {
   return i < end && UPPER_FIRST.test(text.charAt(i));
 }
 
+const PO_BOX_WORD = /box|postfach|apartado|postale/i;
+
 function mayFollowPoBox(text: string, ds: number): boolean {
-  const before = text.slice(Math.max(0, ds - 30), ds).toLowerCase();
-  return before.includes('box') || before.includes('postfach') || before.includes('apartado') || before.includes('postale');
+  return PO_BOX_WORD.test(text.slice(Math.max(0, ds - 30), ds));
 }
 
 /** "1600 Pennsylvania Avenue NW": number, 1–5 name words, a street suffix, an optional directional. */
