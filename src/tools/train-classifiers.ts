@@ -6,7 +6,7 @@ import { evaluateHeldout } from '../detection/classifiers/builtin/training/evalu
 import { heuristicReport } from '../detection/classifiers/builtin/training/heuristic-report';
 import { summarise, writeManifest, type Manifest } from '../detection/classifiers/builtin/training/manifest';
 import { assignSplits, CALIBRATION_FRACTION, HELDOUT_FRACTION } from '../detection/classifiers/builtin/training/split';
-import { HASHING, LAMBDA, MAX_ITERATIONS, TOLERANCE, trainAll } from '../detection/classifiers/builtin/training/trainer';
+import { HASHING, LAMBDA, MAX_ITERATIONS, SOURCE_BALANCE_POWER, TOLERANCE, trainAll } from '../detection/classifiers/builtin/training/trainer';
 import { DAVIDSON_HARASSMENT_KEEP, TWEET_NEGATIVE_WEIGHT } from '../detection/classifiers/builtin/training/labels';
 import { PACKAGE_ROOT } from './classifier-report';
 import { WINDOW_OVERLAP, WINDOW_SIZE } from '../detection/classifiers/windows';
@@ -43,8 +43,8 @@ function main(): void {
   const manifest: Manifest = {
     model: 'builtin-linear/1',
     family:
-      'L2-regularised logistic regression (L-BFGS, full batch) per head over hashed word 1-2-grams + character 3-5-grams ' +
-      '(sublinear TF, L2-normalised per block) + heuristic signal features; int8 weights; Platt + benign-FPR-capped knots',
+      `L2-regularised logistic regression (L-BFGS, full batch) per head over hashed word 1-${HASHING.wordMax}-grams + character ${HASHING.charMin}-${HASHING.charMax}-grams ` +
+      '(sublinear TF, L2-normalised per block) + heuristic signal features; int8 weights; piecewise-linear calibration knots (benign-FPR budgets / F1-optimal)',
     createdAt: new Date().toISOString(),
     trainingSeconds: Math.round((Date.now() - started) / 1000),
     data: { directory: path.relative(PACKAGE_ROOT, dataDir), files: data.files },
@@ -55,7 +55,7 @@ function main(): void {
       lambda: LAMBDA,
       maxIterations: MAX_ITERATIONS,
       tolerance: TOLERANCE,
-      classWeights: 'balanced per head; a row\'s weight is split evenly over its windows',
+      classWeights: `balanced per head; attack heads' positives weighted by rows(source)^-${SOURCE_BALANCE_POWER}; a row's weight is split evenly over its windows`,
       tweetNegativeWeight: TWEET_NEGATIVE_WEIGHT,
       davidsonHarassmentKeep: DAVIDSON_HARASSMENT_KEEP,
     },

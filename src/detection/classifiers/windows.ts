@@ -9,10 +9,17 @@
  *
  * A text of n > WINDOW_SIZE units has ceil((n - WINDOW_OVERLAP) / (WINDOW_SIZE - WINDOW_OVERLAP)) windows;
  * 100 KB → 56 windows.
+ *
+ * Short tails are absorbed: when the next window would add at most WINDOW_SLACK new units (a 2,048-char
+ * text: a second window of which 1,952 units repeat the first), the current window is extended to the
+ * end of the text instead (windows are then at most WINDOW_SIZE + WINDOW_SLACK units). The features are
+ * length-normalised, so a 10% longer window scores like a full one, and no text is scored twice for
+ * the sake of a few dozen characters.
  */
 
 export const WINDOW_SIZE = 2000;
 export const WINDOW_OVERLAP = 200;
+export const WINDOW_SLACK = 200;
 
 export interface TextWindow {
   start: number;
@@ -22,18 +29,26 @@ export interface TextWindow {
 export interface WindowOptions {
   size?: number;
   overlap?: number;
+  /** Longest tail absorbed into the previous window (default WINDOW_SLACK, never above the step). */
+  slack?: number;
 }
 
 export function windowSpans(length: number, text?: string, options: WindowOptions = {}): TextWindow[] {
   const size = options.size ?? WINDOW_SIZE;
   const overlap = options.overlap ?? WINDOW_OVERLAP;
   if (!(size > overlap && overlap >= 0)) throw new Error('window size must exceed the overlap');
-  if (length <= size) return [{ start: 0, end: length }];
   const step = size - overlap;
+  const slack = Math.max(0, Math.min(options.slack ?? WINDOW_SLACK, step));
+  if (length <= size + slack) return [{ start: 0, end: length }];
   const spans: TextWindow[] = [];
   for (let start = 0; ; start += step) {
     if (start + size >= length) {
       spans.push(adjust(Math.max(0, length - size), length, text));
+      break;
+    }
+    if (length - (start + size) <= slack) {
+      // The tail after this window is short: extend this window to the end instead of adding one.
+      spans.push(adjust(start, length, text));
       break;
     }
     spans.push(adjust(start, start + size, text));

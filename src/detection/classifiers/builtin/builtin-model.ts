@@ -43,13 +43,7 @@ export class BuiltinModel {
   /** Raw logits per head, in `heads` order. */
   logits(vector: SparseVector): Float64Array {
     const k = this.heads.length;
-    const acc = new Float64Array(k);
-    const w = this.weights;
-    for (let i = 0; i < vector.length; i++) {
-      const base = (vector.index[i] as number) * k;
-      const v = vector.value[i] as number;
-      for (let h = 0; h < k; h++) acc[h] = (acc[h] as number) + (w[base + h] as number) * v;
-    }
+    const acc = k === 11 ? dot11(this.weights, vector) : dotK(this.weights, vector, k);
     for (let h = 0; h < k; h++) {
       const head = this.heads[h] as HeadSpec;
       acc[h] = (acc[h] as number) * head.scale + head.bias;
@@ -111,6 +105,43 @@ export class BuiltinModel {
     for (const c of MODERATION_CATEGORIES) scores[moderationType(c)] = mod[c];
     return scores;
   }
+}
+
+/** Σ_i w[index_i, h] · value_i for every head h (weights row-major: one row of k int8 per feature). */
+function dotK(w: Int8Array, vector: SparseVector, k: number): Float64Array {
+  const acc = new Float64Array(k);
+  for (let i = 0; i < vector.length; i++) {
+    const base = (vector.index[i] as number) * k;
+    const v = vector.value[i] as number;
+    for (let h = 0; h < k; h++) acc[h] = (acc[h] as number) + (w[base + h] as number) * v;
+  }
+  return acc;
+}
+
+/**
+ * dotK for the shipped 11 heads, with the accumulators in locals (about 2× faster than the generic loop
+ * on a 2,000-char window; the same additions in the same order, so the same result bit for bit).
+ */
+function dot11(w: Int8Array, vector: SparseVector): Float64Array {
+  let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, a8 = 0, a9 = 0, a10 = 0;
+  const index = vector.index;
+  const value = vector.value;
+  for (let i = 0; i < vector.length; i++) {
+    const b = (index[i] as number) * 11;
+    const v = value[i] as number;
+    a0 += (w[b] as number) * v;
+    a1 += (w[b + 1] as number) * v;
+    a2 += (w[b + 2] as number) * v;
+    a3 += (w[b + 3] as number) * v;
+    a4 += (w[b + 4] as number) * v;
+    a5 += (w[b + 5] as number) * v;
+    a6 += (w[b + 6] as number) * v;
+    a7 += (w[b + 7] as number) * v;
+    a8 += (w[b + 8] as number) * v;
+    a9 += (w[b + 9] as number) * v;
+    a10 += (w[b + 10] as number) * v;
+  }
+  return Float64Array.of(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
 }
 
 /** Model-only attack scores of texts shorter than this (in words AND characters) are capped. */

@@ -54,6 +54,12 @@ export interface SparseVector {
   length: number;
 }
 
+/** Counts saturate here (a bucket would need 65,535 n-grams of one window: never at 2,000 chars). */
+const MAX_COUNT = 0xffff;
+/** Sublinear TF 1 + ln(count), tabulated for the counts a window produces. */
+const TF_TABLE = new Float64Array(1024);
+for (let c = 1; c < TF_TABLE.length; c++) TF_TABLE[c] = c === 1 ? 1 : 1 + Math.log(c);
+
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 const SPACE = 0x20;
@@ -78,7 +84,8 @@ function fmix(h: number): number {
 export class FeatureHasher {
   readonly dimension: number;
   private readonly shift: number;
-  private readonly counts: Float32Array;
+  /** Per-bucket counts of the current block (16-bit: half the cache footprint of a float array; saturates). */
+  private readonly counts: Uint16Array;
   private readonly touched: Int32Array;
   private touchedCount = 0;
   private readonly out: Float32Array;
@@ -96,7 +103,7 @@ export class FeatureHasher {
     const buckets = 1 << params.bits;
     this.dimension = buckets + heuristicCount;
     this.shift = 32 - params.bits;
-    this.counts = new Float32Array(buckets);
+    this.counts = new Uint16Array(buckets);
     this.touched = new Int32Array(buckets);
     this.out = new Float32Array(buckets);
     this.outTouched = new Int32Array(buckets);
@@ -132,8 +139,9 @@ export class FeatureHasher {
 
   private add(hash: number): void {
     const b = fmix(hash >>> 0) >>> this.shift;
-    if (this.counts[b] === 0) this.touched[this.touchedCount++] = b;
-    this.counts[b] = (this.counts[b] as number) + 1;
+    const c = this.counts[b] as number;
+    if (c === 0) this.touched[this.touchedCount++] = b;
+    if (c !== MAX_COUNT) this.counts[b] = c + 1;
   }
 
   /** Character n-grams over the text with every non-word (or whitespace) run folded to one space, padded by spaces. */
@@ -161,6 +169,28 @@ export class FeatureHasher {
     const touched = this.touched;
     const shift = this.shift;
     let touchedCount = this.touchedCount;
+    if (charMin === 3 && charMax === 4) {
+      // The shipped setting, unrolled: the same hashes in the same order as the general loop below.
+      const s3 = salts[3] as number;
+      const s4 = salts[4] as number;
+      for (let i = 0; i + 3 <= n; i++) {
+        let h = Math.imul(FNV_OFFSET ^ (units[i] as number), FNV_PRIME);
+        h = Math.imul(h ^ (units[i + 1] as number), FNV_PRIME);
+        h = Math.imul(h ^ (units[i + 2] as number), FNV_PRIME);
+        let b = fmix((h ^ s3) >>> 0) >>> shift;
+        let c = counts[b] as number;
+        if (c === 0) touched[touchedCount++] = b;
+        if (c !== MAX_COUNT) counts[b] = c + 1;
+        if (i + 4 > n) continue;
+        h = Math.imul(h ^ (units[i + 3] as number), FNV_PRIME);
+        b = fmix((h ^ s4) >>> 0) >>> shift;
+        c = counts[b] as number;
+        if (c === 0) touched[touchedCount++] = b;
+        if (c !== MAX_COUNT) counts[b] = c + 1;
+      }
+      this.touchedCount = touchedCount;
+      return;
+    }
     for (let i = 0; i + charMin <= n; i++) {
       let h = FNV_OFFSET;
       const end = Math.min(n, i + charMax);
@@ -171,7 +201,7 @@ export class FeatureHasher {
         const b = fmix((h ^ (salts[len] as number)) >>> 0) >>> shift;
         const c = counts[b] as number;
         if (c === 0) touched[touchedCount++] = b;
-        counts[b] = c + 1;
+        if (c !== MAX_COUNT) counts[b] = c + 1;
       }
     }
     this.touchedCount = touchedCount;
@@ -214,7 +244,7 @@ export class FeatureHasher {
     let norm = 0;
     for (let i = 0; i < n; i++) {
       const count = counts[touched[i] as number] as number;
-      const v = count === 1 ? 1 : 1 + Math.log(count);
+      const v = count < TF_TABLE.length ? (TF_TABLE[count] as number) : 1 + Math.log(count);
       tf[i] = v;
       norm += v * v;
     }

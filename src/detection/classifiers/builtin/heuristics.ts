@@ -1,4 +1,5 @@
 import { squashText } from './text-prep';
+import { LEXICON } from './lexicons';
 import { TriggerIndex } from './triggers';
 
 /**
@@ -27,7 +28,7 @@ export type AttackType = 'prompt_attack' | 'jailbreak';
 
 export interface AttackSignal {
   readonly id: string;
-  readonly family: 'override' | 'extraction' | 'persona' | 'delimiter' | 'encoding';
+  readonly family: 'override' | 'extraction' | 'persona' | 'delimiter' | 'encoding' | 'indirect';
   /** Matched on prepared text. */
   readonly pattern?: RegExp;
   /** Matched on squashed text. */
@@ -91,7 +92,7 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
     family: 'extraction',
     pattern: /\bwhat (?:is|are|was|were) (?:your|the) (?:system prompt|initial (?:prompt|instructions)|original instructions|hidden instructions|secret (?:password|instructions|prompt))\b/,
   },
-  { id: 'mention_system_prompt', family: 'extraction', pattern: /\b(?:system prompt|pre-?prompt|initial prompt)\b/ },
+  { id: 'mention_system_prompt', triggers: ['system prompt', 'preprompt', 'pre-prompt', 'initial prompt'], family: 'extraction', pattern: /\b(?:system prompt|pre-?prompt|initial prompt)\b/ },
   {
     // Narrow: asks for the prompt / the text above verbatim. 10 of 6,614 benign training rows (all Tensor
     // Trust defences quoting it), so it floors at L2 for what the model cannot learn (3 extraction attacks).
@@ -106,21 +107,21 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
     ),
     floor: { prompt_attack: 0.8 },
   },
-  { id: 'persona_dan', family: 'persona', pattern: /\bdo anything now\b|\bdan mode\b|\bdan\b[^\n]{0,60}\b(?:jailbreak|no restrictions|any ?thing now)\b/, floor: { jailbreak: 0.8, prompt_attack: 0.8 } },
+  { id: 'persona_dan', triggers: ['do anything now', 'dan'], family: 'persona', pattern: /\bdo anything now\b|\bdan mode\b|\bdan\b[^\n]{0,60}\b(?:jailbreak|no restrictions|any ?thing now)\b/, floor: { jailbreak: 0.8, prompt_attack: 0.8 } },
   {
     id: 'persona_developer_mode',
     triggers: ['mode'],
     family: 'persona',
     pattern: /\b(?:developer|dev|god|debug|unrestricted|jailbreak|evil|chaos|opposite) mode\b/,
   },
-  { id: 'persona_jailbroken', family: 'persona', pattern: /\bjailbr(?:oken|eaks?|eaking)\b/ },
+  { id: 'persona_jailbroken', triggers: ['jailbr'], family: 'persona', pattern: /\bjailbr(?:oken|eaks?|eaking)\b/ },
   {
     id: 'persona_you_are_now',
     triggers: ['you are', 'pretend', 'from now on'],
     family: 'persona',
     pattern: /\byou are (?:now|going to (?:act|pretend|be|play))\b|\bpretend (?:to be|you are|that you are)\b|\bfrom now on,? you\b/,
   },
-  { id: 'persona_stay_in_character', family: 'persona', pattern: /\b(?:stay|remain|keep|staying) in character\b|\bbreak(?:ing)? character\b/ },
+  { id: 'persona_stay_in_character', triggers: ['character'], family: 'persona', pattern: /\b(?:stay|remain|keep|staying) in character\b|\bbreak(?:ing)? character\b/ },
   {
     id: 'persona_no_limits',
     triggers: ['rules', 'restriction', 'limit', 'filter', 'censor', 'guideline', 'ethic', 'moral', 'boundar'],
@@ -166,6 +167,7 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
   },
   {
     id: 'delimiter_role_header',
+    triggers: ['##', ':'],
     family: 'delimiter',
     pattern: /(?:^|\n)\s*#{2,}\s*(?:system|instructions?|new instructions?|admin|developer|assistant)\b|(?:^|\n)\s*(?:system|assistant|human|ai)\s*:\s*\S/,
   },
@@ -182,6 +184,25 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
     pattern: /\b(?:end|begin|start) (?:of )?(?:the )?(?:user input|system prompt|instructions|prompt|conversation|document|context|simulation)\b/,
   },
   {
+    // Indirect injection (BIPIA-style): a directive about the assistant's own reply, typically planted in
+    // an e-mail, a table or a web page the assistant is asked to process. Feature only (system prompts
+    // say this too); as a signal it also gives the attack heads a focus around it (window-features.ts),
+    // so the planted sentence is scored without the document around it.
+    id: 'indirect_reply_directive',
+    triggers: ['your response', 'your answer', 'your reply', 'your responses', 'your answers', 'your replies', 'your output', 'your summary', 'your message'],
+    family: 'indirect',
+    pattern:
+      /\b(?:in|to|at the (?:end|beginning|start) of|within|throughout|before|after|into) your (?:response|answer|reply|responses|answers|replies|output|summary|message)\b/,
+  },
+  {
+    // Indirect injection in code context: a snippet that runs downloaded code, exfiltrates the environment
+    // or opens a shell. Feature only (the model learns its weight), with a focus like every signal.
+    id: 'indirect_code_payload',
+    triggers: ['exec(', 'eval(', 'os.environ', 'requests.', 'urlopen(', 'subprocess.', 'os.system(', 'socket.socket(', 'keylogger', 'reverse shell', '/etc/passwd'],
+    family: 'indirect',
+    pattern: /\bexec\(|\beval\(|\bos\.environ\b|\brequests\.(?:post|get)\(|\burlopen\(|\bsubprocess\.|\bos\.system\(|\bsocket\.socket\(|\bkeylogger\b|\breverse shell\b|\/etc\/passwd\b/,
+  },
+  {
     id: 'encoding_request',
     triggers: ['base64', 'rot13', 'rot-13', 'hex', 'binary', 'morse', 'caesar'],
     family: 'encoding',
@@ -189,7 +210,11 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
   },
 ];
 
-const TRIGGERS = new TriggerIndex(ATTACK_SIGNALS.flatMap((s) => s.triggers ?? []));
+/**
+ * One trigger index for the attack signals AND the lexicons (lexicons.ts): window-features.ts scans a
+ * window once and hands the result to both (one pass over the text instead of two).
+ */
+export const TRIGGERS = new TriggerIndex([...ATTACK_SIGNALS.flatMap((s) => s.triggers ?? []), ...LEXICON.flatMap((e) => e.triggers ?? [])]);
 
 export interface SignalHits {
   /** Indices into ATTACK_SIGNALS of the signals that fired. */
@@ -200,13 +225,12 @@ export interface SignalHits {
   readonly floor: Record<AttackType, number>;
 }
 
-/** Evaluates every signal on prepared text (text-prep.ts). */
-export function evaluateSignals(prepared: string): SignalHits {
+/** Evaluates every signal on prepared text (text-prep.ts); `present` = TRIGGERS.scan(prepared) when already done. */
+export function evaluateSignals(prepared: string, present: ReadonlySet<string> = TRIGGERS.scan(prepared)): SignalHits {
   const hits: number[] = [];
   const floor: Record<AttackType, number> = { prompt_attack: 0, jailbreak: 0 };
   let squashed: string | undefined;
   let at: [number, number] | undefined;
-  const present = TRIGGERS.scan(prepared);
   ATTACK_SIGNALS.forEach((signal, i) => {
     const skip = signal.triggers !== undefined && !TRIGGERS.anyPresent(present, signal.triggers);
     const m = signal.pattern && !skip ? signal.pattern.exec(prepared) : null;

@@ -47,6 +47,7 @@ export const LEXICON: readonly LexiconEntry[] = [
     pattern:
       /\byou(?:'re| are) (?:going to|gonna) (?:die|regret|pay|bleed|suffer)\b|\b(?:watch your back|i know where you live|you(?:'ll| will) (?:regret|pay for) (?:this|it|that)|you(?:'re| are) dead|(?:go )?kill yourself|\bkys\b)/,
     floor: 0.8,
+    triggers: ['going to', 'gonna', 'watch your back', 'know where you live', 'regret', 'pay for', 'dead', 'kill yourself', 'kys'],
   },
   {
     id: 'hate_extermination',
@@ -63,6 +64,7 @@ export const LEXICON: readonly LexiconEntry[] = [
     pattern:
       /\b(?:gore|gory|disembowel\w*|dismember\w*|decapitat\w*|entrails|eviscerat\w*|flay(?:ed|ing)|skinned alive|mutilat\w*|severed (?:head|limb|arm|leg|hand|finger)s?|guts (?:spill\w*|hanging|out)|blood (?:spurt\w*|gush\w*|splatter\w*|everywhere|pour\w*)|brains? (?:splatter\w*|blown out|matter)|bones? (?:snap\w*|crunch\w*|protrud\w*)|gouged? out)\b/,
     floor: 0.6,
+    triggers: ['gore', 'gory', 'disembowel', 'dismember', 'decapitat', 'entrails', 'eviscerat', 'flay', 'skinned alive', 'mutilat', 'severed', 'guts', 'blood', 'brain', 'bone', 'gouge'],
   },
   {
     id: 'self_harm_first_person',
@@ -70,6 +72,7 @@ export const LEXICON: readonly LexiconEntry[] = [
     pattern:
       /\bi(?:'m| am)? (?:want|wanna|going|gonna|plan|planning|intend|need|have decided|'ve decided|decided|am ready|'m ready|ready|will|'ll|about) (?:to )?(?:kill myself|die|end (?:it all|my life|things)|commit suicide|hurt myself|cut myself|harm myself|take my (?:own )?life|overdose|starve myself|jump off)\b|\bi (?:don't|do not) want to (?:live|be alive|exist) anymore\b|\b(?:my suicide note|goodbye cruel world|thinking (?:about|of) (?:killing myself|ending my life|suicide))\b/,
     floor: 0.85,
+    triggers: ['kill myself', 'killing myself', 'die', 'end it all', 'my life', 'own life', 'end things', 'suicide', 'hurt myself', 'cut myself', 'harm myself', 'overdose', 'starve myself', 'jump off', 'anymore', 'goodbye cruel world'],
   },
   {
     // Co-occurrence in one clause: also matches sex education for children, hence only L3.
@@ -77,6 +80,7 @@ export const LEXICON: readonly LexiconEntry[] = [
     category: 'sexual_minors',
     pattern: new RegExp(String.raw`\b${MINOR}\b[^.!?\n]{0,60}\b${SEXUAL}\b|\b${SEXUAL}\b[^.!?\n]{0,60}\b${MINOR}\b`),
     floor: 0.55,
+    triggers: ['sex', 'nude', 'naked', 'porn', 'erotic', 'explicit', 'molest', 'fondl', 'groom', 'intercourse', 'orgasm', 'masturbat', 'aroused', 'seduc', 'genital', 'penis', 'vagina', 'breast', 'lewd', 'nsfw', 'rape'],
     prefilter: (t) => MINOR_ANY.test(t) && SEXUAL_ANY.test(t),
   },
   {
@@ -88,15 +92,22 @@ export const LEXICON: readonly LexiconEntry[] = [
   },
 ];
 
-/** Highest lexicon floor per category for prepared text, and which entries fired. */
 const TRIGGERS = new TriggerIndex(LEXICON.flatMap((e) => e.triggers ?? []));
 
-export function evaluateLexicon(prepared: string): { floors: Partial<Record<ModerationCategory, number>>; hits: string[] } {
+/** A trigger scan of the text that covers every lexicon trigger (window-features.ts shares one scan). */
+export interface TriggerScan {
+  index: TriggerIndex;
+  present: ReadonlySet<string>;
+}
+
+/** Highest lexicon floor per category for prepared text, and which entries fired. */
+export function evaluateLexicon(prepared: string, scan?: TriggerScan): { floors: Partial<Record<ModerationCategory, number>>; hits: string[] } {
   const floors: Partial<Record<ModerationCategory, number>> = {};
   const hits: string[] = [];
-  const present = TRIGGERS.scan(prepared);
+  const index = scan?.index ?? TRIGGERS;
+  const present = scan?.present ?? TRIGGERS.scan(prepared);
   for (const entry of LEXICON) {
-    if (entry.triggers && !TRIGGERS.anyPresent(present, entry.triggers)) continue;
+    if (entry.triggers && !index.anyPresent(present, entry.triggers)) continue;
     if (entry.prefilter && !entry.prefilter(prepared)) continue;
     if (!entry.pattern.test(prepared)) continue;
     hits.push(entry.id);

@@ -40,31 +40,30 @@ const NOT_ALNUM = /[^\p{L}\p{N}]+/gu;
 
 /** Letters and digits only, leetspeak mapped: "1gn0re -- all previous" → "ignoreallprevious". */
 export function squashText(prepared: string): string {
-  let out = '';
-  let ascii = true;
+  // ASCII fast path (most texts): one pass into a byte buffer, no regex, no per-character strings.
+  if (squashBuffer.length < prepared.length) squashBuffer = new Uint8Array(prepared.length + 1024);
+  const out = squashBuffer;
+  let n = 0;
   for (let i = 0; i < prepared.length; i++) {
     const c = prepared.charCodeAt(i);
-    if (c >= 0x80) {
-      ascii = false;
-      break;
-    }
+    if (c >= 0x80) return squashSlow(prepared);
+    const mapped = SQUASH_ASCII[c] as number;
+    if (mapped !== 0) out[n++] = mapped;
   }
-  if (!ascii) {
-    return prepared.replace(/[013457@$]/g, (ch) => String.fromCharCode(LEET[ch.charCodeAt(0)] as number)).replace(NOT_ALNUM, '');
-  }
-  // ASCII fast path (most texts): one pass, no regex.
-  const codes: number[] = [];
-  for (let i = 0; i < prepared.length; i++) {
-    const c = prepared.charCodeAt(i);
-    const mapped = LEET[c];
-    if (mapped !== undefined) codes.push(mapped);
-    else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90)) codes.push(c);
-    if (codes.length >= 4096) {
-      out += String.fromCharCode(...codes);
-      codes.length = 0;
-    }
-  }
-  return out + String.fromCharCode(...codes);
+  return Buffer.from(out.buffer, out.byteOffset, n).toString('latin1');
+}
+
+function squashSlow(prepared: string): string {
+  return prepared.replace(/[013457@$]/g, (ch) => String.fromCharCode(LEET[ch.charCodeAt(0)] as number)).replace(NOT_ALNUM, '');
+}
+
+let squashBuffer = new Uint8Array(4096);
+/** ASCII unit → its squashed unit (leetspeak mapped), 0 = dropped. */
+const SQUASH_ASCII = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const mapped = LEET[c];
+  if (mapped !== undefined) SQUASH_ASCII[c] = mapped;
+  else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90)) SQUASH_ASCII[c] = c;
 }
 
 /**

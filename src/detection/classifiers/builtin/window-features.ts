@@ -1,5 +1,5 @@
 import type { FeatureHasher, SparseVector } from './features';
-import { evaluateSignals, type SignalHits } from './heuristics';
+import { evaluateSignals, TRIGGERS, type SignalHits } from './heuristics';
 import { evaluateLexicon } from './lexicons';
 import { prepareText } from './text-prep';
 import type { ModerationCategory } from './taxonomy';
@@ -27,8 +27,9 @@ export interface WindowFeatures {
 
 export function windowFeatures(hasher: FeatureHasher, text: string): WindowFeatures {
   const prepared = prepareText(text);
-  const signals = evaluateSignals(prepared);
-  const lexicon = evaluateLexicon(prepared);
+  const present = TRIGGERS.scan(prepared);
+  const signals = evaluateSignals(prepared, present);
+  const lexicon = evaluateLexicon(prepared, { index: TRIGGERS, present });
   const vector = hasher.extract(prepared, signals.hits);
   if (!signals.at || prepared.length < FOCUS_MIN_WINDOW) return { vector, signals, lexicon };
   const start = Math.max(0, signals.at[0] - FOCUS_RADIUS);

@@ -137,8 +137,8 @@ describe('builtin model: windowing of long inputs', () => {
 
 /** Filled from the committed artefact; any retraining must update these (that is the point). */
 const EXPECTED: Record<string, number[]> = {
-  override: [0.9863, 0.1155, 0.0319, 0.0005, 0.1248],
-  persona: [1, 1, 0.0869, 0.0063, 0.0617],
-  benign: [0.0499, 0.0409, 0.1042, 0.0193, 0.2053],
-  hateful: [0.3546, 0.2715, 0.7678, 0.064, 0.1613],
+  override: [0.9628, 0.0776, 0.0309, 0.0005, 0.1213],
+  persona: [1, 1, 0.0824, 0.0057, 0.0744],
+  benign: [0.0832, 0.0462, 0.0992, 0.0211, 0.2082],
+  hateful: [0.3955, 0.2939, 0.7957, 0.0662, 0.1482],
 };

@@ -1,4 +1,4 @@
-import { splitWindows, windowSpans, WINDOW_OVERLAP, WINDOW_SIZE } from '../../../../src/detection/classifiers/windows';
+import { splitWindows, windowSpans, WINDOW_OVERLAP, WINDOW_SIZE, WINDOW_SLACK } from '../../../../src/detection/classifiers/windows';
 
 describe('classifier windows', () => {
   it('a short text is one window', () => {
@@ -34,5 +34,32 @@ describe('classifier windows', () => {
 
   it('rejects an overlap that is not smaller than the window', () => {
     expect(() => windowSpans(10_000, undefined, { size: 100, overlap: 100 })).toThrow();
+  });
+});
+
+describe('classifier windows: short tails', () => {
+  it('absorbs a tail of at most WINDOW_SLACK units into the window before it', () => {
+    expect(windowSpans(2048)).toEqual([{ start: 0, end: 2048 }]);
+    expect(windowSpans(WINDOW_SIZE + WINDOW_SLACK)).toEqual([{ start: 0, end: WINDOW_SIZE + WINDOW_SLACK }]);
+    expect(windowSpans(WINDOW_SIZE + WINDOW_SLACK + 1)).toEqual([
+      { start: 0, end: WINDOW_SIZE },
+      { start: WINDOW_SLACK + 1, end: WINDOW_SIZE + WINDOW_SLACK + 1 },
+    ]);
+    const step = WINDOW_SIZE - WINDOW_OVERLAP;
+    const n = step + WINDOW_SIZE + 100; // the third window would add 100 units
+    expect(windowSpans(n)).toEqual([
+      { start: 0, end: WINDOW_SIZE },
+      { start: step, end: n },
+    ]);
+  });
+
+  it('covers every unit with windows of at most WINDOW_SIZE + WINDOW_SLACK', () => {
+    for (let n = 1; n < 12_000; n += 37) {
+      const spans = windowSpans(n);
+      expect(spans[0]?.start).toBe(0);
+      expect(spans[spans.length - 1]?.end).toBe(n);
+      for (const s of spans) expect(s.end - s.start).toBeLessThanOrEqual(WINDOW_SIZE + WINDOW_SLACK);
+      for (let i = 1; i < spans.length; i++) expect((spans[i - 1]?.end ?? 0) - (spans[i]?.start ?? 0)).toBeGreaterThanOrEqual(WINDOW_OVERLAP);
+    }
   });
 });

@@ -6,10 +6,10 @@ import { cutoffForFpr } from './metrics';
  * scores (max logit over the text's windows). Two objectives, matching what each level must mean:
  *
  * 'fpr' (prompt_attack, jailbreak: the target is recall at a benign false-positive budget)
- *    L1 = benign FPR 0.4%, L2 = 1.5%, L3 = 4%, L4 = the lower of benign FPR 10% and the score that keeps
+ *    L1 = benign FPR 0.4%, L2 = 1.75%, L3 = 4%, L4 = the lower of benign FPR 10% and the score that keeps
  *    95% of the positives, but never beyond benign FPR 20%.
  * 'f1' (moderation heads: the target is F1 at L2)
- *    L2 = the F1-optimal score on the calibration split, but no lower than benign FPR 1.5%;
+ *    L2 = the F1-optimal score on the calibration split, but no lower than benign FPR 1.75%;
  *    L1 = no lower than benign FPR 0.4% and than 0.1% FPR over all negatives;
  *    L3 = the score keeping 85% of positives, but no lower than benign FPR 4%; L4 as for 'fpr'.
  *
@@ -24,7 +24,7 @@ import { cutoffForFpr } from './metrics';
 
 export type CalibrationObjective = 'fpr' | 'f1';
 
-export const BENIGN_FPR = { L1: 0.004, L2: 0.015, L3: 0.04, L4: 0.1, L4_MAX: 0.2 } as const;
+export const BENIGN_FPR = { L1: 0.004, L2: 0.0175, L3: 0.04, L4: 0.1, L4_MAX: 0.2 } as const;
 export const L1_ALL_NEGATIVES_FPR = 0.001;
 export const L3_RECALL = 0.85;
 export const L4_RECALL = 0.95;

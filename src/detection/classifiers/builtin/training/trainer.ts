@@ -15,7 +15,11 @@ import { rocAuc } from './metrics';
  * Deterministic: full-batch L-BFGS from zero, no sampling beyond hash-based subsets.
  */
 
-export const HASHING: HashingParams = { ...DEFAULT_HASHING, keepPunctuation: true };
+/**
+ * Character 3–4-grams (not 3–5): a third fewer hashes and non-zeros per window, which the speed targets
+ * need (bench/CLASSIFIERS.md); calibration-split ROC-AUC per head stayed within ±0.003 of 3–5-grams.
+ */
+export const HASHING: HashingParams = { ...DEFAULT_HASHING, keepPunctuation: true, charMax: 4 };
 
 /** L2 strength per head (chosen on the calibration split, see bench/CLASSIFIERS.md). */
 export const LAMBDA: Readonly<Record<HeadName, number>> = {
@@ -32,6 +36,8 @@ export const LAMBDA: Readonly<Record<HeadName, number>> = {
   illicit_violent: 1e-5,
 };
 export const MAX_ITERATIONS = 150;
+/** Source balancing of the attack heads' positives (trainingSet): weight ∝ rows(source)^-power. */
+export const SOURCE_BALANCE_POWER = 0.5;
 export const TOLERANCE = 1e-5;
 
 export interface HeadReport {
@@ -194,14 +200,24 @@ function isAttack(name: HeadName): boolean {
 function trainingSet(rows: readonly Row[], f: FeaturizedRows, labeller: Labeller, attack: boolean): TrainingSet {
   const picked: Array<{ i: number; target: 0 | 1; weight: number }> = [];
   const totals = [0, 0];
+  const positivesBySource = new Map<string, number>();
   rows.forEach((r, i) => {
     if (r.split !== 'train' || !keptForTraining(r)) return;
     const target = labeller.target(r);
     if (target === undefined) return;
-    const weight = labeller.weight(r);
-    picked.push({ i, target, weight });
-    totals[target] = (totals[target] as number) + weight;
+    picked.push({ i, target, weight: labeller.weight(r) });
+    if (target === 1) positivesBySource.set(r.source, (positivesBySource.get(r.source) ?? 0) + 1);
   });
+  // Attack heads: positives are re-weighted by 1/sqrt(rows of their source), normalised to a mean of 1,
+  // so the in-the-wild jailbreaks (60% of the attack rows) do not drown the indirect injections, hijacks
+  // and short overrides of the smaller sources (SOURCE_BALANCE_POWER; 0 = off).
+  if (attack && SOURCE_BALANCE_POWER > 0) {
+    const factor = (s: string) => (positivesBySource.get(s) ?? 1) ** -SOURCE_BALANCE_POWER;
+    const positives = picked.filter((p) => p.target === 1);
+    const mean = positives.reduce((a, p) => a + factor((rows[p.i] as Row).source), 0) / Math.max(1, positives.length);
+    for (const p of positives) p.weight *= factor((rows[p.i] as Row).source) / mean;
+  }
+  for (const p of picked) totals[p.target] = (totals[p.target] as number) + p.weight;
   const all = (totals[0] as number) + (totals[1] as number);
   const balance = [all / (2 * (totals[0] as number)), all / (2 * (totals[1] as number))];
   const out = { rows: [] as number[], targets: [] as number[], weights: [] as number[] };
