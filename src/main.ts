@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './shared/config';
 import { createLogger, type Logger } from './shared/logger';
 import { ALL_SERVICES, startServices, type RunningServices, type ServiceName } from './services';
@@ -17,6 +18,9 @@ import { prepareStorage, type BootstrapOutcome } from './storage/startup';
  *   node dist/main.js migrate          apply migrations (and bootstrap an empty database), then exit
  *   node dist/main.js create-org --name "Acme" [--project "Acme app"] [--environment production]
  */
+
+/** Longest a log line waits in the stdout buffer. */
+const LOG_FLUSH_MS = 200;
 
 const USAGE = `usage: node dist/main.js [all|detection|gateway|sensor|migrate|create-org --name NAME [--project NAME] [--environment production|staging|development]]`;
 
@@ -100,10 +104,20 @@ function installSignalHandlers(running: RunningServices, logger: Logger): void {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-async function serve(config: Config, services: readonly ServiceName[]): Promise<void> {
-  const logger = createLogger({ level: config.LOG_LEVEL });
+async function serve(config: Config, services: readonly ServiceName[], detectionThread = false): Promise<void> {
+  // Buffered asynchronous stdout: lines go out in writes of 8 KiB or every LOG_FLUSH_MS, not one
+  // write per line on the request path. pino flushes what is pending when the process exits.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 8192 });
+  setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      /* destroyed at exit */
+    }
+  }, LOG_FLUSH_MS).unref();
+  const logger = createLogger({ level: config.LOG_LEVEL, destination });
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
-  const running = await startServices({ config, services, logger });
+  const running = await startServices({ config, services, logger, detectionThread });
   installSignalHandlers(running, logger);
   printBootstrap(running.bootstrap, process.stdout);
   const where = [
@@ -119,7 +133,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   const config = loadConfig(env);
   switch (command) {
     case 'all':
-      return serve(config, ALL_SERVICES);
+      // Detection gets a worker thread (its own core) unless DETECTION_THREAD=false.
+      return serve(config, ALL_SERVICES, config.DETECTION_THREAD);
     case 'detection':
     case 'gateway':
     case 'sensor':

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type Redis from 'ioredis';
 import { installClassifierBackends } from './detection/classifiers/install';
-import { startDetectionServer } from './detection/server';
+import { startDetectionServer, startDetectionWorker } from './detection/server';
 import { buildGatewayApp } from './gateway/app';
 import type { LimitStore } from './gateway/limits/limit-store';
 import { LimitsService } from './gateway/limits/limits.service';
@@ -48,6 +48,11 @@ export interface StartOptions {
   logger: Logger;
   /** Time source of the rate limits (tests move it across minutes and UTC days); Date.now by default. */
   clock?: () => number;
+  /**
+   * Run the detection service in a worker thread of this process (its own event loop and core; the
+   * gateway and sensor still reach it over gRPC). Only from the compiled JavaScript; default false.
+   */
+  detectionThread?: boolean;
 }
 
 type Closer = { name: string; close: () => Promise<unknown> };
@@ -64,14 +69,21 @@ export async function startServices(options: StartOptions): Promise<RunningServi
   try {
     let detectionAddress = config.DETECTION_ADDRESS;
     if (wanted.has('detection')) {
-      // Backends first, closed after the gRPC server has drained (closers run in reverse).
-      const classifiers = installClassifierBackends(config);
-      closers.push({ name: 'classifier-backends', close: () => classifiers.close() });
-      const detection = await startDetectionServer({ address: config.DETECTION_ADDRESS, logger: logger.child({ component: 'detection' }) });
+      const detectionLogger = logger.child({ component: 'detection' });
+      let detection: { port: number; close(graceMs?: number): Promise<void> };
+      if (options.detectionThread && __filename.endsWith('.js')) {
+        // The worker installs its own classifier backends and closes them after its server drained.
+        detection = await startDetectionWorker({ config, logger: detectionLogger });
+      } else {
+        // Backends first, closed after the gRPC server has drained (closers run in reverse).
+        const classifiers = installClassifierBackends(config);
+        closers.push({ name: 'classifier-backends', close: () => classifiers.close() });
+        detection = await startDetectionServer({ address: config.DETECTION_ADDRESS, logger: detectionLogger });
+      }
       detectionAddress = replacePort(config.DETECTION_ADDRESS, detection.port);
       running.detectionAddress = detectionAddress;
       closers.push({ name: 'detection', close: () => detection.close(config.SHUTDOWN_TIMEOUT_MS) });
-      logger.info({ address: detectionAddress }, 'detection service (gRPC) listening');
+      logger.info({ address: detectionAddress, thread: options.detectionThread === true }, 'detection service (gRPC) listening');
     }
     if (!wanted.has('gateway') && !wanted.has('sensor')) return running;
 

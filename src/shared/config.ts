@@ -84,6 +84,13 @@ export const configSchema = z.object({
   ALERT_WEBHOOK_URL: z.preprocess(empty, httpUrl('ALERT_WEBHOOK_URL').optional()),
   ALERT_WEBHOOK_SECRET: z.preprocess(empty, z.string().min(16, 'ALERT_WEBHOOK_SECRET must be at least 16 characters').optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `all` only: run the detection service in a worker thread (its own event loop and core). */
+  DETECTION_THREAD: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+      z.enum(['', 'true', '1', 'false', '0'], { error: 'DETECTION_THREAD must be true or false' }).default('true'),
+    )
+    .transform((v) => v !== 'false' && v !== '0'),
   DETECTION_TIMEOUT_MS: positiveInt('DETECTION_TIMEOUT_MS', 2000, 60000),
   AUTH_CACHE_TTL_MS: z.coerce
     .number({ error: 'AUTH_CACHE_TTL_MS must be a number' })

@@ -149,7 +149,7 @@ export function createDetectionClient(options: DetectionClientOptions): Detectio
       if (Buffer.byteLength(req.text, 'utf8') > DETECTION_MAX_TEXT_BYTES) {
         throw invalidRequest(`text is larger than ${DETECTION_MAX_TEXT_BYTES} bytes`, 'text_too_large');
       }
-      const response = await call(detectMethod, toProtoRequest(req), options.timeoutMs);
+      const response = await call(detectWireMethod, serializeDetectRequest(req), options.timeoutMs);
       return fromProtoResponse(response);
     },
     async listDetectorTypes() {
@@ -225,14 +225,41 @@ function unavailable(cause: unknown): AppError {
 
 // ---- friendly → proto ----
 
-function toProtoRequest(req: DetectRequest): ProtoDetectRequest {
-  return {
+/**
+ * Detect with the request already encoded (serializeDetectRequest): the same method and wire bytes,
+ * without re-encoding the policy on every call.
+ */
+const detectWireMethod: grpc.MethodDefinition<Buffer, ProtoDetectResponse> = {
+  ...(detectMethod as unknown as grpc.MethodDefinition<Buffer, ProtoDetectResponse>),
+  requestSerialize: (encoded: Buffer) => encoded,
+};
+
+/** The encoded `config` field of a policy, per policy object and cache key (see serializeDetectRequest). */
+const encodedConfigs = new WeakMap<DetectionPolicy, { cacheKey: string; bytes: Buffer }>();
+
+function encodedConfig(policy: DetectionPolicy): Buffer {
+  const hit = encodedConfigs.get(policy);
+  if (hit && policy.cacheKey !== '' && hit.cacheKey === policy.cacheKey) return hit.bytes;
+  const bytes = detectMethod.requestSerialize({ config: toProtoConfig(policy) } as ProtoDetectRequest);
+  if (policy.cacheKey !== '') encodedConfigs.set(policy, { cacheKey: policy.cacheKey, bytes });
+  return bytes;
+}
+
+/**
+ * A DetectRequest on the wire. A protobuf message is the concatenation of its encoded fields, so the
+ * request is the per-call fields (text, direction, fail mode, budget) followed by the policy's `config`
+ * field, encoded once per policy version (the policy object of an authenticated project lives as long
+ * as its cache entry; its cache key changes with every edit, as the engine's rule cache assumes too).
+ */
+export function serializeDetectRequest(req: DetectRequest): Buffer {
+  const head = detectMethod.requestSerialize({
     text: req.text,
     direction: DIRECTION_TO_PROTO[req.direction],
-    config: toProtoConfig(req.policy),
+    config: null,
     fail_mode: FAIL_MODE_TO_PROTO[req.failMode ?? 'closed'],
     detector_timeout_ms: req.detectorTimeoutMs ?? 0,
-  };
+  });
+  return Buffer.concat([head, encodedConfig(req.policy)]);
 }
 
 export function toProtoConfig(policy: DetectionPolicy): ProtoDetectorConfig {

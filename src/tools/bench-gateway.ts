@@ -16,7 +16,7 @@ import { Agent, request } from 'undici';
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
 
 interface AutocannonResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
@@ -27,6 +27,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1500);
 const LOAD_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 512);
+
+const DETECTION_THREAD = process.env.DETECTION_THREAD === 'false' ? 'false' : 'true';
 
 function start(cmd: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   const child = spawn(process.execPath, cmd, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -55,12 +57,13 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Sequential requests (concurrency 1), precise latencies. */
-async function sequential(url: string, headers: Record<string, string>, body: string, n: number): Promise<{ p50: number; p99: number }> {
+async function sequential(url: string, headers: Record<string, string>, body: (i: number) => string, n: number): Promise<{ p50: number; p99: number }> {
   const agent = new Agent({ connections: 1 });
   const times: number[] = [];
   for (let i = 0; i < n + 100; i++) {
+    const payload = body(i);
     const t0 = process.hrtime.bigint();
-    const res = await request(url, { method: 'POST', headers, body, dispatcher: agent });
+    const res = await request(url, { method: 'POST', headers, body: payload, dispatcher: agent });
     await res.body.arrayBuffer();
     if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
     if (i >= 100) times.push(Number(process.hrtime.bigint() - t0) / 1e6); // the first 100 warm up
@@ -70,17 +73,32 @@ async function sequential(url: string, headers: Record<string, string>, body: st
   return { p50: r2(quantile(times, 0.5)), p99: r2(quantile(times, 0.99)) };
 }
 
-async function load(url: string, headers: Record<string, string>, body: string): Promise<AutocannonResult> {
-  return autocannon({ url, method: 'POST', headers, body, connections: LOAD_CONNECTIONS, duration: DURATION_S });
+/** Load from LOAD_CONNECTIONS connections for DURATION_S (after a short warm-up); with the server's CPU time per request when `pid` is given. */
+async function load(url: string, headers: Record<string, string>, body: (i: number) => string, pid?: number): Promise<LoadResult> {
+  let i = 0;
+  const requests = [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body(i++) }) }];
+  await autocannon({ url, method: 'POST', headers, requests, connections: LOAD_CONNECTIONS, duration: 1 });
+  const before = pid === undefined ? undefined : cpuMs(pid);
+  const result = await autocannon({ url, method: 'POST', headers, requests, connections: LOAD_CONNECTIONS, duration: DURATION_S });
+  const after = pid === undefined ? undefined : cpuMs(pid);
+  const n = result.requests.total;
+  const cpu = before && after && n > 0 ? { total: r2((after.total - before.total) / n), main: r2((after.main - before.main) / n) } : undefined;
+  return { ...result, cpu };
+}
+
+interface LoadResult extends AutocannonResult {
+  /** CPU ms per request of the server process (all threads) and of its main thread. */
+  cpu?: { total: number; main: number };
 }
 
 /** Time to the first body byte of a streamed answer, sequentially. */
-async function ttfb(url: string, headers: Record<string, string>, body: string, n: number): Promise<{ p50: number; p99: number }> {
+async function ttfb(url: string, headers: Record<string, string>, body: (i: number) => string, n: number): Promise<{ p50: number; p99: number }> {
   const agent = new Agent({ connections: 1 });
   const times: number[] = [];
   for (let i = 0; i < n + 50; i++) {
+    const payload = body(i);
     const t0 = process.hrtime.bigint();
-    const res = await request(url, { method: 'POST', headers, body, dispatcher: agent });
+    const res = await request(url, { method: 'POST', headers, body: payload, dispatcher: agent });
     for await (const _ of res.body) {
       if (i >= 50) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
       break;
@@ -97,7 +115,7 @@ async function ttfb(url: string, headers: Record<string, string>, body: string, 
  * (a burst: every admission scan queues on detection at the same moment); otherwise arrivals are spread
  * over that many milliseconds, still far shorter than one stream, so all N are open together.
  */
-async function concurrentStreams(url: string, headers: Record<string, string>, body: string, n: number, spreadMs: number) {
+async function concurrentStreams(url: string, headers: Record<string, string>, body: (i: number) => string, n: number, spreadMs: number) {
   const agent = new Agent({ connections: n + 8, pipelining: 1 });
   const t0 = Date.now();
   const statuses = new Map<string, number>();
@@ -108,7 +126,7 @@ async function concurrentStreams(url: string, headers: Record<string, string>, b
       if (spreadMs > 0) await new Promise((r) => setTimeout(r, (i * spreadMs) / n));
       const s = Date.now();
       try {
-        const res = await request(url, { method: 'POST', headers, body, dispatcher: agent });
+        const res = await request(url, { method: 'POST', headers, body: body(i), dispatcher: agent });
         open += 1;
         maxOpen = Math.max(maxOpen, open);
         const text = await res.body.text();
@@ -128,9 +146,28 @@ async function concurrentStreams(url: string, headers: Record<string, string>, b
   return { n, spreadMs, wallMs: Date.now() - t0, p50Ms: quantile(durations, 0.5), maxMs: durations[durations.length - 1]!, maxOpen, outcome };
 }
 
-function prompt1k(): string {
+/** A 1 KB prompt, different for every request (`i`): nothing downstream can answer it from a cache. */
+function prompt1k(i: number): string {
   const base = 'Please review the following function and suggest improvements to its error handling and naming. ';
-  return (base.repeat(11) + 'Thanks.').slice(0, 1024);
+  return (`Request ${i}. ${base.repeat(11)}Thanks.`).slice(0, 1024);
+}
+
+const chatBodyOf = (i: number) => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt1k(i) }], temperature: 0.2 });
+const detectBodyOf = (i: number) => JSON.stringify({ content: prompt1k(i), direction: 'input' });
+const messagesBodyOf = (i: number) =>
+  JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: prompt1k(i) }] });
+
+/** CPU time (ms) of a process, and of its main thread alone (Linux /proc; undefined elsewhere). */
+function cpuMs(pid: number): { total: number; main: number } | undefined {
+  try {
+    const ticks = (stat: string) => {
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in 10 ms clock ticks
+    };
+    return { total: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')), main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) };
+  } catch {
+    return undefined;
+  }
 }
 
 async function main(): Promise<void> {
@@ -146,6 +183,8 @@ async function main(): Promise<void> {
     const gwEnv = {
       PORT: '0', SENSOR_PORT: '0', DETECTION_ADDRESS: '127.0.0.1:0', DATA_DIR: dataDir, BOOTSTRAP_API_KEY: key,
       OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      // DETECTION_THREAD=false in the driver's environment measures detection on the main event loop.
+      DETECTION_THREAD: DETECTION_THREAD,
       // The benchmark measures the proxy path, not the platform limit (which it would hit in a second):
       // the limit check still runs on every request, with a ceiling it never reaches.
       PLATFORM_TRAFFIC_RPM: '10000000',
@@ -156,19 +195,16 @@ async function main(): Promise<void> {
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const enabled = await enableSignatureDetectors(gateway, auth);
 
-    const chatBody = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt1k() }], temperature: 0.2 });
     const direct = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
-    const seqDirect = await sequential(`${upstream}/v1/chat/completions`, direct, chatBody, SEQUENTIAL);
-    const seqGateway = await sequential(`${gateway}/v1/chat/completions`, auth, chatBody, SEQUENTIAL);
-    const detectBody = JSON.stringify({ content: prompt1k(), direction: 'input' });
-    const seqDetect = await sequential(`${gateway}/v1/detect`, auth, detectBody, SEQUENTIAL);
-    const loadDirect = await load(`${upstream}/v1/chat/completions`, direct, chatBody);
-    const loadGateway = await load(`${gateway}/v1/chat/completions`, auth, chatBody);
+    const seqDirect = await sequential(`${upstream}/v1/chat/completions`, direct, chatBodyOf, SEQUENTIAL);
+    const seqGateway = await sequential(`${gateway}/v1/chat/completions`, auth, chatBodyOf, SEQUENTIAL);
+    const seqDetect = await sequential(`${gateway}/v1/detect`, auth, detectBodyOf, SEQUENTIAL);
+    const loadDirect = await load(`${upstream}/v1/chat/completions`, direct, chatBodyOf, up.child.pid);
+    const loadGateway = await load(`${gateway}/v1/chat/completions`, auth, chatBodyOf, gw.child.pid);
 
-    const msgBody = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: prompt1k() }] });
     const anth = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' };
-    const ttfbDirect = await ttfb(`${upstream}/v1/messages`, anth, msgBody, 500);
-    const ttfbSensor = await ttfb(`${sensor}/v1/messages`, { ...anth, 'x-svc-key': key }, msgBody, 500);
+    const ttfbDirect = await ttfb(`${upstream}/v1/messages`, anth, messagesBodyOf, 500);
+    const ttfbSensor = await ttfb(`${sensor}/v1/messages`, { ...anth, 'x-svc-key': key }, messagesBodyOf, 500);
 
     // Many long streams at once, through a sensor whose upstream streams for about a second each.
     // The slow upstream gets its own sensor process (its own embedded database: PGlite is one process
@@ -181,8 +217,8 @@ async function main(): Promise<void> {
     );
     procs.push(gw2.child);
     const streamUrl = `${gw2.match[1]}/v1/messages`;
-    const spread = await concurrentStreams(streamUrl, { ...anth, 'x-svc-key': key }, msgBody, STREAMS, 500);
-    const burst = await concurrentStreams(streamUrl, { ...anth, 'x-svc-key': key }, msgBody, STREAMS, 0);
+    const spread = await concurrentStreams(streamUrl, { ...anth, 'x-svc-key': key }, messagesBodyOf, STREAMS, 500);
+    const burst = await concurrentStreams(streamUrl, { ...anth, 'x-svc-key': key }, messagesBodyOf, STREAMS, 0);
     const streams = [spread, burst];
     gw2.child.kill('SIGTERM');
     setTimeout(() => rmSync(dataDir2, { recursive: true, force: true }), 1000).unref();
@@ -216,12 +252,14 @@ interface ReportInput {
   seqDirect: { p50: number; p99: number };
   seqGateway: { p50: number; p99: number };
   seqDetect: { p50: number; p99: number };
-  loadDirect: AutocannonResult;
-  loadGateway: AutocannonResult;
+  loadDirect: LoadResult;
+  loadGateway: LoadResult;
   ttfbDirect: { p50: number; p99: number };
   ttfbSensor: { p50: number; p99: number };
   streams: Array<{ n: number; spreadMs: number; wallMs: number; p50Ms: number; maxMs: number; maxOpen: number; outcome: string }>;
 }
+
+const cpuCell = (l: LoadResult) => (l.cpu ? `${l.cpu.total} / ${l.cpu.main}` : 'n/a');
 
 function renderReport(r: ReportInput): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
@@ -230,7 +268,7 @@ function renderReport(r: ReportInput): string {
     `## Traffic path (npm run bench:gateway)`,
     ``,
     `${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores (${cpu}) · Node ${process.version} · embedded database · LOG_LEVEL ${process.env.BENCH_LOG_LEVEL ?? 'info'}.`,
-    `Policy: ${r.enabled.length} signature detectors on input and output (${r.enabled.join(', ')}), action log; 1 KB prompt; the gRPC hop, audit writing and the platform limit check (ceiling raised) included.`,
+    `Policy: ${r.enabled.length} signature detectors on input and output (${r.enabled.join(', ')}), action log; 1 KB prompt, different on every request; the gRPC hop (detection ${DETECTION_THREAD === 'false' ? 'on the main event loop, DETECTION_THREAD=false' : 'in its worker thread'}, "all" mode), audit writing and the platform limit check (ceiling raised) included; load from a separate process (autocannon in this driver), same connection count for direct and through us.`,
     ``,
     `| measurement | direct to upstream | through us | added |`,
     `|---|---|---|---|`,
@@ -238,6 +276,7 @@ function renderReport(r: ReportInput): string {
     `| chat completions, concurrency 1, p99 (ms) | ${r.seqDirect.p99} | ${r.seqGateway.p99} | ${r2(r.seqGateway.p99 - r.seqDirect.p99)} |`,
     `| chat completions, ${LOAD_CONNECTIONS} connections, req/s | ${Math.round(r.loadDirect.requests.average)} | ${Math.round(r.loadGateway.requests.average)} | ratio ${r2(ratio)} |`,
     `| chat completions, ${LOAD_CONNECTIONS} connections, p99 (ms) | ${r.loadDirect.latency.p99} | ${r.loadGateway.latency.p99} | |`,
+    `| chat completions, ${LOAD_CONNECTIONS} connections, CPU ms per request: whole process / main thread | ${cpuCell(r.loadDirect)} | ${cpuCell(r.loadGateway)} | |`,
     `| /v1/detect alone, concurrency 1, p50 / p99 (ms) | | ${r.seqDetect.p50} / ${r.seqDetect.p99} | |`,
     `| sensor stream, time to first byte p50 (ms) | ${r.ttfbDirect.p50} | ${r.ttfbSensor.p50} | ${r2(r.ttfbSensor.p50 - r.ttfbDirect.p50)} |`,
     `| sensor stream, time to first byte p99 (ms) | ${r.ttfbDirect.p99} | ${r.ttfbSensor.p99} | ${r2(r.ttfbSensor.p99 - r.ttfbDirect.p99)} |`,

@@ -52,6 +52,7 @@ describe('start-up configuration errors', () => {
     [{ PORT: 'eighty' }, /PORT: PORT must be a number/],
     [{ PORT: '99999' }, /PORT: PORT must be between 0 and 65535/],
     [{ BOOTSTRAP_API_KEY: 'not-a-svc-key' }, /BOOTSTRAP_API_KEY must start with svc_sk_/],
+    [{ DETECTION_THREAD: 'maybe' }, /DETECTION_THREAD: DETECTION_THREAD must be true or false/],
   ])('%j stops start-up with exit 1 and a clear message', async (env, message) => {
     const p = run(['all'], env as Record<string, string>);
     expect(await p.exited).toBe(1);

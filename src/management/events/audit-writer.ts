@@ -126,6 +126,9 @@ export class AuditWriter {
         this.buffer.splice(0, batch.length);
         this.stats.written += batch.length;
         this.retryDelayMs = 0;
+        // Let waiting I/O run between batches: on the embedded database a statement is synchronous
+        // CPU work on this thread, so one long flush would stall every request behind it.
+        if (this.buffer.length > 0) await new Promise((r) => setImmediate(r));
       } catch (err) {
         this.stats.failedFlushes += 1;
         this.retryDelayMs = Math.min(5000, Math.max(100, this.retryDelayMs * 2));

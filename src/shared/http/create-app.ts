@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../logger';
 import { serializeReply, serializeRequest } from '../logger';
 import { installErrorHandling, type EnvelopeStyle } from './error-handler';
@@ -17,11 +17,21 @@ declare module 'fastify' {
   }
 }
 
+/** One log line per request, when it completes (fastify's default is two: incoming and completed). */
+class OneLineRequestLog extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * A fastify instance with what every HTTP service of ours shares: request ids (a sane incoming
- * `x-request-id` is kept, else a UUID; echoed back), pino logging without headers or bodies, JSON-only
+ * `x-request-id` is kept, else a UUID; echoed back), pino logging without headers or bodies (one line
+ * per request, when it completes: method, path, id, remote address, status, response time), JSON-only
  * bodies, and the spec's error envelope for every failure. Not listening: the caller decides.
  */
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
@@ -35,7 +45,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new OneLineRequestLog({ requestIdLogLabel: 'requestId' }),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
