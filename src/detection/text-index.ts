@@ -46,35 +46,44 @@ export function textIndexOf(input: DetectorInput): TextIndex {
   return index !== undefined && index.text === input.text ? index : new TextIndex(input.text);
 }
 
+/** How many characters before a digit run a pattern's match can start ("+", "(", two letters). */
+export type LeadBefore = (text: string, runStart: number) => number;
+
+const NO_LEAD: LeadBefore = () => 0;
+
 /**
- * Runs `sticky` (a /y pattern) where a match can start: at each digit run start not before `from`, or up
- * to `lead` characters before it (patterns opening with "+", "(" or two letters). Returns the first match
- * at or after `from`, in text order, as a global scan of the same pattern would when every match it can
- * make starts there. `cursor.run` remembers where the previous call stopped (pass the same object).
+ * The matches of `sticky` (a /y pattern) whose every match starts at a digit-run start, or up to `lead`
+ * characters before one, in text order: what a global scan of the same pattern finds. The caller moves
+ * `from` on after each match (to its end, or one past its start to look inside a rejected one); runs
+ * that start before `from` are skipped.
  */
-export function nextAtDigitRun(
-  sticky: RegExp,
-  text: string,
-  runs: readonly number[],
-  cursor: { run: number; from: number },
-  lead: (text: string, runStart: number) => number = () => 0,
-): RegExpExecArray | null {
-  while (cursor.run < runs.length) {
-    const runStart = runs[cursor.run] as number;
-    const first = Math.max(cursor.from, runStart - lead(text, runStart));
-    if (runStart < cursor.from) {
-      cursor.run += 2;
-      continue;
-    }
-    for (let at = first; at <= runStart; at++) {
-      sticky.lastIndex = at;
-      const m = sticky.exec(text);
-      if (m) {
-        // The next search resumes at the match end; runs before it are skipped then.
-        return m;
+export class DigitRunMatches {
+  /** The next match starts at or after this offset. */
+  from = 0;
+  private run = 0;
+  private readonly text: string;
+  private readonly runs: readonly number[];
+
+  constructor(
+    index: TextIndex,
+    private readonly sticky: RegExp,
+    private readonly lead: LeadBefore = NO_LEAD,
+  ) {
+    this.text = index.text;
+    this.runs = index.digitRuns();
+  }
+
+  next(): RegExpExecArray | null {
+    const { text, runs, sticky } = this;
+    for (; this.run < runs.length; this.run += 2) {
+      const runStart = runs[this.run] as number;
+      if (runStart < this.from) continue;
+      for (let at = Math.max(this.from, runStart - this.lead(text, runStart)); at <= runStart; at++) {
+        sticky.lastIndex = at;
+        const m = sticky.exec(text);
+        if (m) return m; // this run is looked at again on the next call, then skipped once `from` passed it
       }
     }
-    cursor.run += 2;
+    return null;
   }
-  return null;
 }

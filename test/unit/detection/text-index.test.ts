@@ -1,4 +1,4 @@
-import { nextAtDigitRun, TextIndex, textIndexOf } from '../../../src/detection/text-index';
+import { DigitRunMatches, TextIndex, textIndexOf, type LeadBefore } from '../../../src/detection/text-index';
 
 /** A global scan of `source`: the reference the digit-run scan must reproduce. */
 function globalMatches(source: string, text: string): Array<[number, string]> {
@@ -6,14 +6,12 @@ function globalMatches(source: string, text: string): Array<[number, string]> {
   return [...text.matchAll(re)].map((m) => [m.index as number, m[0]]);
 }
 
-function runMatches(source: string, text: string, lead?: (text: string, runStart: number) => number): Array<[number, string]> {
-  const sticky = new RegExp(source, 'y');
-  const runs = new TextIndex(text).digitRuns();
-  const cursor = { run: 0, from: 0 };
+function runMatches(source: string, text: string, lead?: LeadBefore): Array<[number, string]> {
+  const matches = new DigitRunMatches(new TextIndex(text), new RegExp(source, 'y'), lead);
   const out: Array<[number, string]> = [];
-  for (let m = nextAtDigitRun(sticky, text, runs, cursor, lead); m; m = nextAtDigitRun(sticky, text, runs, cursor, lead)) {
+  for (let m = matches.next(); m; m = matches.next()) {
     out.push([m.index, m[0]]);
-    cursor.from = m.index + Math.max(1, m[0].length);
+    matches.from = m.index + Math.max(1, m[0].length);
   }
   return out;
 }

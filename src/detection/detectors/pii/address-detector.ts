@@ -1,5 +1,5 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
-import { nextAtDigitRun, textIndexOf } from '../../text-index';
+import { textIndexOf } from '../../text-index';
 import { coreAt, type Core } from './address-core';
 import { ADDRESS_CONTEXT, CONTEXT_WINDOW, STATE_CODES, STATE_NAMES, TAIL, TAIL_WINDOW } from './address-patterns';
 

@@ -1,5 +1,5 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
-import { nextAtDigitRun, textIndexOf } from '../../text-index';
+import { DigitRunMatches, textIndexOf } from '../../text-index';
 import {
   AbortTicker,
   codeAt,
@@ -251,13 +251,12 @@ export class CreditCardDetector implements Detector {
     const { text } = input;
     const ticker = new AbortTicker(signal);
     const findings: DetectorFinding[] = [];
-    const runs = textIndexOf(input).digitRuns();
-    const cursor = { run: 0, from: 0 };
-    for (let m = nextAtDigitRun(RUN, text, runs, cursor); m && findings.length < MAX_FINDINGS; m = nextAtDigitRun(RUN, text, runs, cursor)) {
+    const matches = new DigitRunMatches(textIndexOf(input), RUN);
+    for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
       ticker.tick();
       const start = m.index;
       const end = start + m[0].length;
-      cursor.from = end;
+      matches.from = end;
       if (isWordChar(codeAt(text, start - 1)) || isWordChar(codeAt(text, end))) continue;
       const groups = digitGroups(text, start, end);
       if (totalDigits(groups) < MIN_DIGITS) continue;

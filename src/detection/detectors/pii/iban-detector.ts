@@ -1,6 +1,6 @@
 import { getCountrySpecifications, isValidIBAN } from 'ibantools';
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
-import { nextAtDigitRun, textIndexOf } from '../../text-index';
+import { DigitRunMatches, textIndexOf } from '../../text-index';
 import { AbortTicker, codeAt, ContextWords, isAlnum, isWordChar, MAX_FINDINGS } from './signals';
 
 /**
@@ -61,21 +61,19 @@ export class IbanDetector implements Detector {
     const { text } = input;
     const ticker = new AbortTicker(signal);
     const findings: DetectorFinding[] = [];
-    const runs = textIndexOf(input).digitRuns();
-    const cursor = { run: 0, from: 0 };
-    const next = () => nextAtDigitRun(START, text, runs, cursor, TWO_LETTERS_BEFORE);
-    for (let m = next(); m && findings.length < MAX_FINDINGS; m = next()) {
+    const matches = new DigitRunMatches(textIndexOf(input), START, TWO_LETTERS_BEFORE);
+    for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
       ticker.tick();
       const start = m.index;
-      cursor.from = start + m[0].length;
+      matches.from = start + m[0].length;
       if (codeAt(text, start - 1) === 0x5f /* _ */) continue;
       const found = matchIban(text, start);
       if (!found) {
-        cursor.from = start + 1;
+        matches.from = start + 1;
         continue;
       }
       findings.push({ confidence: found.confidence, start, end: found.end });
-      cursor.from = found.end;
+      matches.from = found.end;
     }
     return findings;
   }

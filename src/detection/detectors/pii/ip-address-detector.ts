@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
-import { nextAtDigitRun, textIndexOf } from '../../text-index';
+import { DigitRunMatches, textIndexOf, type TextIndex } from '../../text-index';
 import { AbortTicker, codeAt, ContextWords, isAsciiLetter, isDigit, isHexDigit, isWordChar, MAX_FINDINGS } from './signals';
 
 /**
@@ -67,26 +67,22 @@ export class IpAddressDetector implements Detector {
     const ticker = new AbortTicker(signal);
     const v6Spans: Array<{ start: number; end: number }> = [];
     const findings = text.includes(':') ? scanIpv6(text, ticker, v6Spans) : [];
-    if (text.includes('.')) findings.push(...scanIpv4(text, textIndexOf(input).digitRuns(), ticker, v6Spans));
+    if (text.includes('.')) findings.push(...scanIpv4(textIndexOf(input), ticker, v6Spans));
     findings.sort((a, b) => a.start - b.start);
     return findings.slice(0, MAX_FINDINGS);
   }
 }
 
-function scanIpv4(
-  text: string,
-  runs: readonly number[],
-  ticker: AbortTicker,
-  v6Spans: ReadonlyArray<{ start: number; end: number }>,
-): DetectorFinding[] {
+function scanIpv4(index: TextIndex, ticker: AbortTicker, v6Spans: ReadonlyArray<{ start: number; end: number }>): DetectorFinding[] {
+  const { text } = index;
   const findings: DetectorFinding[] = [];
   let v6 = 0; // v6Spans and matches both come in text order
-  const cursor = { run: 0, from: 0 };
-  for (let m = nextAtDigitRun(IPV4_RUN, text, runs, cursor); m && findings.length < MAX_FINDINGS; m = nextAtDigitRun(IPV4_RUN, text, runs, cursor)) {
+  const matches = new DigitRunMatches(index, IPV4_RUN);
+  for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
     ticker.tick();
     const start = m.index;
     const end = start + m[0].length;
-    cursor.from = end;
+    matches.from = end;
     while (v6 < v6Spans.length && (v6Spans[v6]?.end ?? 0) <= start) v6++;
     if (v6 < v6Spans.length && (v6Spans[v6]?.start ?? end) < end) continue; // the tail of "::ffff:1.2.3.4"
     const octets = dottedQuad(m[0]);

@@ -1,3 +1,5 @@
+import { isAsciiLetter } from './signals';
+
 /**
  * Context around a candidate personal name, for pii/name: what the text right before and after a run
  * of capitalised words says about it. Every check runs on a bounded window (CONTEXT_WINDOW characters)
@@ -108,8 +110,6 @@ function afterSentenceEnd(text: string, start: number): boolean {
   while (w > 0 && i - 1 - w < 12 && (isAsciiLetter(text.charCodeAt(w - 1)) || text.charCodeAt(w - 1) > 0x7f)) w--;
   return !TITLES.has(text.slice(w, i - 1).toLowerCase());
 }
-
-const isAsciiLetter = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 
 /** Last words of every title, naming and strong phrase ("is", "name:", "dear", "mr.", …). */
 const STRONG_LAST_WORDS = new Set([

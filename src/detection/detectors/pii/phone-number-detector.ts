@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { getCountrySpecifications, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText, parsePhoneNumberFromString, PhoneNumber, type CountryCode } from 'libphonenumber-js';
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
-import { nextAtDigitRun, textIndexOf } from '../../text-index';
+import { DigitRunMatches, textIndexOf } from '../../text-index';
 import {
   AbortTicker,
   codeAt,
@@ -106,18 +106,15 @@ export class PhoneNumberDetector implements Detector {
     const ticker = new AbortTicker(signal);
     const budget = new LibraryBudget(ticker);
     const findings: DetectorFinding[] = [];
-    const runs = textIndexOf(input).digitRuns();
-    const cursor = { run: 0, from: 0 };
-    const next = () => nextAtDigitRun(RUN, text, runs, cursor, plusOrParenBefore);
-    for (let m = next(); m && findings.length < MAX_FINDINGS; m = next()) {
+    const matches = new DigitRunMatches(textIndexOf(input), RUN, plusOrParenBefore);
+    for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
       ticker.tick();
       const start = m.index;
       const end = start + m[0].length;
-      cursor.from = end;
+      matches.from = end;
       if (!runAllowed(text, start, end, m[0])) continue;
       findings.push(...scanRun({ text, start, end, budget, limit: MAX_FINDINGS - findings.length }));
     }
-    RUN.lastIndex = 0;
     return dedupe(findings).slice(0, MAX_FINDINGS);
   }
 }
@@ -214,10 +211,7 @@ class LibraryBudget {
   /** libphonenumber's validity check of an E.164 number (counted as a call that found one). */
   validate(e164: string): boolean {
     this.ticker.tick();
-    this.calls++;
-    if (this.calls > MAX_LIBRARY_CALLS) {
-      throw new Error('pii/phone_number: too many number-like candidates (digit table or wall); text not fully scanned');
-    }
+    this.count(false);
     // Valid for the US (the main country of +1), or for the NANP country its area code belongs to.
     return new PhoneNumber(e164).isValid() || parsePhoneNumberFromString(e164)?.isValid() === true;
   }
@@ -226,12 +220,16 @@ class LibraryBudget {
   call<T extends unknown[]>(fn: () => T): T {
     this.ticker.tick();
     const result = fn();
+    this.count(result.length === 0);
+    return result;
+  }
+
+  private count(fruitless: boolean): void {
     this.calls++;
-    if (result.length === 0) this.fruitless++;
+    if (fruitless) this.fruitless++;
     if (this.fruitless > MAX_FRUITLESS_CALLS || this.calls > MAX_LIBRARY_CALLS) {
       throw new Error('pii/phone_number: too many number-like candidates (digit table or wall); text not fully scanned');
     }
-    return result;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
-import { nextAtDigitRun, textIndexOf } from '../../text-index';
+import { DigitRunMatches, textIndexOf } from '../../text-index';
 import {
   AbortTicker,
   codeAt,
@@ -76,24 +76,19 @@ export class UsSsnDetector implements Detector {
     const { text } = input;
     const ticker = new AbortTicker(signal);
     const findings: DetectorFinding[] = [];
-    const runs = textIndexOf(input).digitRuns();
-    const cursor = { run: 0, from: 0 };
-    for (
-      let m = nextAtDigitRun(CANDIDATE, text, runs, cursor);
-      m && findings.length < MAX_FINDINGS;
-      m = nextAtDigitRun(CANDIDATE, text, runs, cursor)
-    ) {
+    const matches = new DigitRunMatches(textIndexOf(input), CANDIDATE);
+    for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
       ticker.tick();
       const start = m.index;
       const end = start + m[0].length;
       const confidence = scoreSsn(text, start, end);
       if (confidence > 0) {
         findings.push({ confidence, start, end });
-        cursor.from = end;
+        matches.from = end;
       }
       // A rejected match may hide a real one that starts inside it ("1 123-45-6789" is fine, but
       // "12345 678-90-1234" should still be looked at from the next position).
-      else cursor.from = start + 1;
+      else matches.from = start + 1;
     }
     return findings;
   }

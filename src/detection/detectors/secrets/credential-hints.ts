@@ -1,4 +1,5 @@
 import { JWT_PART_MAX, PEM_MAX } from './credential-rules';
+import { codeAt, isWordChar } from '../pii/signals';
 import { classifyKey } from './secret-value';
 
 /**
@@ -188,16 +189,10 @@ function isKeyChar(c: number): boolean {
   return isWordChar(c) || c === 0x2e || c === 0x2d;
 }
 
-/** `[A-Za-z0-9_]`, the word characters of `\b`. */
-function isWordChar(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
-}
-
 function isSpace(c: number): boolean {
   return c === 0x20 || (c >= 0x09 && c <= 0x0d);
 }
 
-const codeAt = (text: string, i: number) => (i >= 0 && i < text.length ? text.charCodeAt(i) : 0);
 
 /**
  * Literal alternatives of a tiny pattern language ("gh[pousr]_", "shp(at|ss|ca|pa)_"), each with the
