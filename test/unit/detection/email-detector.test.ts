@@ -64,6 +64,12 @@ describe('EmailDetector', () => {
     expect(scan(text)).toEqual([]);
   });
 
+  it('finds every address of a text that holds hundreds of them apart from each other', () => {
+    const addresses = Array.from({ length: 400 }, (_, i) => `user${i}.name@host${i}.corp-mail.com`);
+    const text = addresses.map((a, i) => `line ${i}: please write to ${a} before friday.`).join('\n');
+    expect(scan(text)).toEqual(addresses.map((match) => ({ match, confidence: EMAIL_CONFIDENCE })));
+  });
+
   it('rejects an over-long local part', () => {
     expect(scan(`${'a'.repeat(65)}@corp.com`)).toEqual([]);
     expect(scan(`${'a'.repeat(64)}@corp.com`)).toHaveLength(1);

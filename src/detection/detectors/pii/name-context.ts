@@ -108,7 +108,7 @@ function afterSentenceEnd(text: string, start: number): boolean {
   if (end !== 0x2e) return false;
   let w = i - 1;
   while (w > 0 && i - 1 - w < 12 && (isAsciiLetter(text.charCodeAt(w - 1)) || text.charCodeAt(w - 1) > 0x7f)) w--;
-  return !TITLES.has(text.slice(w, i - 1).toLowerCase());
+  return !TITLE_WORDS.hasLower(text, w, i - 1);
 }
 
 /** Last words of every title, naming and strong phrase ("is", "name:", "dear", "mr.", …). */
@@ -116,6 +116,42 @@ const STRONG_LAST_WORDS = new Set([
   ...[...TITLES].flatMap((t) => [t, `${t}.`]),
   ...BEFORE.filter(([, level]) => RANK[level] >= RANK.strong).map(([phrase]) => phrase.slice(phrase.lastIndexOf(' ') + 1)),
 ]);
+
+/** Returned by lowerHash for a range with a character beyond ASCII: never an int32 hash. */
+const NOT_ASCII = 2 ** 32;
+
+/** FNV-1a hash of text[from, to) lower-cased, for ASCII ranges; NOT_ASCII otherwise. */
+function lowerHash(text: string, from: number, to: number): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = from; i < to; i++) {
+    let c = text.charCodeAt(i);
+    if (c > 0x7f) return NOT_ASCII;
+    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  return h;
+}
+
+/**
+ * A set of lower-case words asked whether it holds a range of a text, lower-cased. The usual answer is
+ * no, and the hashes of the words give it without slicing and lower-casing the range (a hit, or a range
+ * beyond ASCII, is confirmed on the string itself).
+ */
+class LowerWordSet {
+  private readonly hashes = new Set<number>();
+
+  constructor(private readonly words: ReadonlySet<string>) {
+    for (const w of words) this.hashes.add(lowerHash(w, 0, w.length));
+  }
+
+  hasLower(text: string, from: number, to: number): boolean {
+    const h = lowerHash(text, from, to);
+    return (h === NOT_ASCII || this.hashes.has(h)) && this.words.has(text.slice(from, to).toLowerCase());
+  }
+}
+
+const TITLE_WORDS = new LowerWordSet(TITLES);
+const STRONG_LAST_WORD_SET = new LowerWordSet(STRONG_LAST_WORDS);
 
 /**
  * A cheap necessary condition for a title, naming or strong context before `start`: the word right
@@ -129,7 +165,7 @@ export function mayHaveStrongContext(text: string, start: number): boolean {
   if (i === 0 || text[i - 1] === '\n' || text[i - 1] === '\r') return true;
   const end = i;
   while (i > 0 && end - i < 16 && !isSpace(text.charCodeAt(i - 1))) i--;
-  return STRONG_LAST_WORDS.has(text.slice(i, end).toLowerCase());
+  return STRONG_LAST_WORD_SET.hasLower(text, i, end);
 }
 
 /** `\s` of a UTF-16 code unit, without a regular expression for ASCII. */
