@@ -46,9 +46,9 @@ const isBlank = (code: number) => code === 0x20 || code === 0x09;
 
 function mayHideAnAddress(source: string): boolean {
   if (hasBracketToken(source)) return true;
-  // Native substring searches first; the regex only confirms.
-  const dot = source.includes('dot') || source.includes('DOT') || source.includes('Dot');
-  if (dot && BARE_DOT_ANYWHERE.test(source)) return true;
+  // Any case ("dOt" too): a substring search for three spellings missed the other five, and with them
+  // an address written "john at corp dOt com".
+  if (BARE_DOT_ANYWHERE.test(source)) return true;
   for (let at = source.indexOf('@'); at >= 0; at = source.indexOf('@', at + 1)) {
     if (at > 0 && isBlank(source.charCodeAt(at - 1)) && isBlank(source.charCodeAt(at + 1))) return true;
   }

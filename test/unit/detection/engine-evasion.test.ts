@@ -28,6 +28,8 @@ describe('engine: e-mail addresses hidden by formatting are found, with spans in
     ['[at] / [dot]', 'write to jane [at] acme-corp [dot] com today', 'jane [at] acme-corp [dot] com'],
     ['(at) / (dot)', 'write to jane(at)acme-corp(dot)com today', 'jane(at)acme-corp(dot)com'],
     ['bare at / dot words', 'write to jane at acme-corp dot com today', 'jane at acme-corp dot com'],
+    ['bare at / dot words in odd case', 'write to jane aT acme-corp dOt com today', 'jane aT acme-corp dOt com'],
+    ['bare at / dot words in capitals', 'write to jane AT acme-corp doT com today', 'jane AT acme-corp doT com'],
     ['base64', `payload ${blob} end`, blob],
     ['URL encoding', 'see %6A%61%6E%65%40%61%63%6D%65-corp.com now', '%6A%61%6E%65%40%61%63%6D%65-corp.com'],
     ['HTML decimal reference', 'mail jane&#64;acme-corp.com now', 'jane&#64;acme-corp.com'],

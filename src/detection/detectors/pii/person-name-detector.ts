@@ -73,7 +73,6 @@ export class PersonNameDetector implements Detector {
     let lastEnd = 0;
     let lastInitial = false;
     let runs = 0;
-    let introSeen = false;
     const flush = () => {
       if (!alone && run.length === 0) return;
       if (++runs % 256 === 0) signal.throwIfAborted();
@@ -98,7 +97,6 @@ export class PersonNameDetector implements Detector {
       capital.lastIndex = end;
       if (text.charCodeAt(start) > 0x7f && !startsNonAsciiCapitalisedWord(text, start)) continue;
       const info = wordInfoAt(text, start, end, wordHash);
-      if (info.intro) introSeen = true;
       if (!isToken(text, start, end, info)) {
         flush();
         continue;
@@ -124,7 +122,7 @@ export class PersonNameDetector implements Detector {
     }
     capital.lastIndex = 0;
     flush();
-    if (introSeen || LOWER_INTRO_HINT.test(text)) findings.push(...lowercaseAfterStrongContext(text));
+    if (findings.length < MAX_FINDINGS) lowercaseAfterStrongContext(text, findings);
     return findings.slice(0, MAX_FINDINGS);
   }
 }
@@ -183,8 +181,6 @@ interface WordInfo {
   length: number;
   lower: string;
   caps: boolean;
-  /** "Name", "Call", "I", "I'm", "My": a capitalised self-introduction may follow (see LOWER_INTRO_HINT). */
-  intro: boolean;
   /**
    * Alone, this word is no name whatever the context: a non-name or organisation/place word, or no
    * lexicon name (then only a strong context could make it one; settledAlone checks that).
@@ -192,8 +188,6 @@ interface WordInfo {
   settled: boolean;
   lexical: boolean;
 }
-
-const INTRO_WORDS = new Set(['name', "name's", 'call', 'i', "i'm", 'my']);
 
 /**
  * The memo of wordInfo, keyed by the word's characters in the text: an open-addressing table of hashes
@@ -248,7 +242,7 @@ function wordInfo(raw: string): WordInfo {
   const probe = { lower };
   const lexical = isFirst(probe) || isLast(probe);
   const settled = NON_NAME_WORDS.has(lower) || ORG_PLACE_WORDS.has(lower);
-  return { reject, length: word.length, lower, caps, intro: INTRO_WORDS.has(raw.toLowerCase()), settled, lexical };
+  return { reject, length: word.length, lower, caps, settled, lexical };
 }
 
 const EMPTY_INFO: WordInfo = wordInfo('');
@@ -432,35 +426,54 @@ function scoreSingle(t: Token, context: ContextLevel, atStart: boolean): number 
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
+/** A self-introduction in any case, then one or two lower-case words (sticky: tried where INTRO_ANCHOR points). */
 const LOWER_CONTEXT =
-  /\b(my name is|my name's|name:|call me|i am|i'm)([ \t]+)([a-z][a-z'\-]{1,30})(?:([ \t]+)([a-z][a-z'\-]{1,30}))?/gi;
+  /\b(my name is|my name's|name:|call me|i am|i'm)([ \t]+)([a-z][a-z'\-]{1,30})(?:([ \t]+)([a-z][a-z'\-]{1,30}))?/iy;
 
 /**
- * Where LOWER_CONTEXT can match with its first word in lower case. Its capitalised forms ("Name:", "I am",
- * "Call me", "MY NAME IS") start with a capitalised word, which the capital scan sees anyway (WordInfo.intro),
- * so only texts with one of these lower-case forms pay for the case-insensitive search.
+ * The key "m" of every self-introduction LOWER_CONTEXT knows, in any case: "na|m|e", "call |m|e", "i a|m",
+ * "i'|m". It opens with that literal, which V8 finds fast, and checks the rest with look-behinds; a whole
+ * text scan with LOWER_CONTEXT itself (a case-insensitive alternation) costs about twice as much, and it
+ * used to run on every text with a capitalised "I" or "My" in it, that is on almost every real prompt.
  */
-// Every form has an "m" at a fixed place ("na|m|e is", "call |m|e", "i a|m", "i'|m"): the pattern opens
-// with that literal, which V8 finds fast, and checks the rest with look-behinds (twice as fast as an
-// alternation of the phrases).
-const LOWER_INTRO_HINT = /m(?:(?<=\bnam)e(?: is|'s|:)|(?<=\bcall m)e\b|(?<=\bi am|\bi'm)\b)/;
+const INTRO_ANCHOR = /m(?:(?<=\bnam)e|(?<=\bcall m)e|(?<=\bi am|\bi'm))/gi;
+/** Where LOWER_CONTEXT can start, back from an anchor's "m": "my na|m|e" and "call |m|e" 5, "i a|m" 3, "na|m|e:" and "i'|m" 2. */
+const INTRO_STARTS = [5, 3, 2] as const;
 
-/** "my name is john smith": lower-case lexicon names right after a self-introduction. */
-function lowercaseAfterStrongContext(text: string): DetectorFinding[] {
-  const out: DetectorFinding[] = [];
-  LOWER_CONTEXT.lastIndex = 0;
-  for (let m = LOWER_CONTEXT.exec(text); m && out.length < MAX_FINDINGS; m = LOWER_CONTEXT.exec(text)) {
+/**
+ * "my name is john smith": lower-case lexicon names right after a self-introduction. The same matches, in
+ * the same order, as a global scan with LOWER_CONTEXT: such a match can only start a fixed distance before
+ * an anchor, so LOWER_CONTEXT is tried (sticky) at those starts, left to right, each no earlier than the
+ * end of the previous match.
+ */
+function lowercaseAfterStrongContext(text: string, out: DetectorFinding[]): void {
+  const starts: number[] = [];
+  INTRO_ANCHOR.lastIndex = 0;
+  while (INTRO_ANCHOR.test(text)) {
+    const after = INTRO_ANCHOR.lastIndex;
+    const key = (text.charCodeAt(after - 1) | 0x20) === 0x6d ? after - 1 : after - 2; // "m" or "me"
+    for (const back of INTRO_STARTS) if (key - back >= 0) starts.push(key - back);
+  }
+  INTRO_ANCHOR.lastIndex = 0;
+  if (starts.length === 0) return;
+  starts.sort((a, b) => a - b);
+  let resume = 0;
+  for (const at of starts) {
+    if (at < resume || out.length >= MAX_FINDINGS) continue;
+    LOWER_CONTEXT.lastIndex = at;
+    const m = LOWER_CONTEXT.exec(text);
+    if (!m) continue;
+    resume = at + m[0].length;
     const intro = m[1] as string;
     const first = m[3] as string;
     if (first !== first.toLowerCase() || !isFirst({ lower: first })) continue;
     const weakIntro = /^i/i.test(intro);
     if (weakIntro && AMBIGUOUS_NAMES.has(first)) continue;
-    const start = m.index + intro.length + (m[2] as string).length;
+    const start = at + intro.length + (m[2] as string).length;
     const second = m[5];
     const hasLast = second !== undefined && second === second.toLowerCase() && isLast({ lower: second });
-    const end = hasLast ? m.index + m[0].length : start + first.length;
+    const end = hasLast ? resume : start + first.length;
     out.push({ confidence: hasLast ? 0.9 : weakIntro ? 0.75 : 0.8, start, end });
   }
   LOWER_CONTEXT.lastIndex = 0;
-  return out;
 }

@@ -29,9 +29,22 @@ describe('PersonNameDetector', () => {
     ['Best regards,\nMichael Chen\nSenior Engineer', 'Michael Chen'],
     ['Thanks,\nSarah', 'Sarah'],
     ['my name is john smith', 'john smith'],
+    ['MY NAME IS john smith', 'john smith'],
+    ['nAmE: john', 'john'],
+    ['you can call me maria', 'maria'],
+    ['call ME maria', 'maria'],
+    ["hello, i'm priya", 'priya'],
+    ['first line\nI did the report. I know. But my name is john smith', 'john smith'],
   ])('reports the name in %j at L2 or above', (text, expected) => {
     const findings = scan(text).filter((f) => f.confidence >= 0.75);
     expect(findings.map((f) => f.match)).toEqual([expected]);
+  });
+
+  it('finds every lower-case self-introduction of a long text, in order, whatever the case of the phrase', () => {
+    const parts = ['my name is john smith', 'NAME: maria', 'Call Me david', "I'M priya", 'i am olivia'];
+    const filler = 'The quarterly report is ready. I checked it twice and the numbers hold. ';
+    const text = parts.map((p) => `${filler.repeat(40)}${p}.`).join(' ');
+    expect(scan(text).filter((f) => f.confidence >= 0.75).map((f) => f.match)).toEqual(['john smith', 'maria', 'david', 'priya', 'olivia']);
   });
 
   it('orders confidence by the evidence', () => {
