@@ -12,7 +12,7 @@ import {
   type HeadName,
   type ModerationCategory,
 } from './taxonomy';
-import { windowFeatures, type WindowFeatures } from './window-features';
+import { windowFeatures, windowScoringInputs, type WindowFeatures } from './window-features';
 
 /** The heads that also score the focus around an attack signal. */
 export const ATTACK_HEADS: readonly HeadName[] = ['prompt_attack', 'jailbreak'];
@@ -55,16 +55,21 @@ export class BuiltinModel {
     return windowFeatures(this.hasher, text);
   }
 
+  /** Same as combine(windowLogits(features(text)), …), without materialising the feature vectors. */
   scoreWindow(text: string): ClassifierScores {
-    const f = this.features(text);
-    return this.combine(this.windowLogits(f), f, isTooShortForAttack(text));
+    const f = windowScoringInputs(this.hasher, text, this.logitsOf);
+    return this.combine(this.withFocus(f.z, f.zFocus), f, isTooShortForAttack(text));
   }
+
+  private readonly logitsOf = (v: SparseVector): Float64Array => this.logits(v);
 
   /** Logits of the window; the attack heads take the higher of the window and its focus (window-features.ts). */
   windowLogits(f: Pick<WindowFeatures, 'vector' | 'focus'>): Float64Array {
-    const z = this.logits(f.vector);
-    if (!f.focus) return z;
-    const zf = this.logits(f.focus);
+    return this.withFocus(this.logits(f.vector), f.focus ? this.logits(f.focus) : undefined);
+  }
+
+  private withFocus(z: Float64Array, zf: Float64Array | undefined): Float64Array {
+    if (!zf) return z;
     for (const name of ATTACK_HEADS) {
       const i = this.headIndex.get(name);
       if (i !== undefined) z[i] = Math.max(z[i] as number, zf[i] as number);

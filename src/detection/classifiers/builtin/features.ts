@@ -68,6 +68,10 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d || c === 0x0c || c === 0x0b || c === 0xa0 || c === 0x3000;
 }
 
+/** ASCII unit → 1 word unit, 2 other non-space (kept by keepPunctuation), 0 space. */
+const ASCII_UNIT = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_UNIT[c] = isWordUnit(c) ? 1 : isSpace(c) ? 0 : 2;
+
 function fmix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -94,7 +98,10 @@ export class FeatureHasher {
   private readonly salts: Int32Array;
   /** Scratch: the character stream of charBlock; the TF values of flushBlock. */
   private units = new Int32Array(4096);
+  /** Length of the unit stream charBlock wrote last. */
+  private unitCount = 0;
   private tf = new Float64Array(4096);
+  private readonly scratch: SparseVector = { index: new Int32Array(4096), value: new Float32Array(4096), length: 0 };
 
   constructor(
     readonly params: HashingParams,
@@ -114,34 +121,57 @@ export class FeatureHasher {
 
   /** Features of `prepared`, with the heuristic signals at the given indices (0-based) set. */
   extract(prepared: string, heuristicHits: readonly number[] = []): SparseVector {
-    this.outCount = 0;
-    this.charBlock(prepared);
-    this.flushBlock(this.params.charWeight);
-    this.wordBlock(prepared);
-    this.flushBlock(this.params.wordWeight);
+    this.fill(prepared);
     const n = this.outCount + heuristicHits.length;
     const index = new Int32Array(n);
     const value = new Float32Array(n);
-    for (let i = 0; i < this.outCount; i++) {
-      const b = this.outTouched[i] as number;
-      index[i] = b;
-      value[i] = this.out[b] as number;
-      this.out[b] = 0;
-    }
-    const base = 1 << this.params.bits;
-    heuristicHits.forEach((h, j) => {
-      index[this.outCount + j] = base + h;
-      value[this.outCount + j] = HEURISTIC_VALUE;
-    });
-    this.outCount = 0;
+    this.drain(index, value, heuristicHits);
     return { index, value, length: n };
   }
 
-  private add(hash: number): void {
-    const b = fmix(hash >>> 0) >>> this.shift;
-    const c = this.counts[b] as number;
-    if (c === 0) this.touched[this.touchedCount++] = b;
-    if (c !== MAX_COUNT) this.counts[b] = c + 1;
+  /**
+   * Like extract, but the result lives in scratch buffers that the next call overwrites (no allocation):
+   * for scoring right away.
+   */
+  extractScratch(prepared: string, heuristicHits: readonly number[] = []): SparseVector {
+    this.fill(prepared);
+    const n = this.outCount + heuristicHits.length;
+    const v = this.scratch;
+    if (v.index.length < n) {
+      v.index = new Int32Array(n + 1024);
+      v.value = new Float32Array(n + 1024);
+    }
+    this.drain(v.index, v.value, heuristicHits);
+    v.length = n;
+    return v;
+  }
+
+  /** Both blocks into `out` / `outTouched`. */
+  private fill(prepared: string): void {
+    this.outCount = 0;
+    this.charBlock(prepared);
+    this.flushBlock(this.params.charWeight);
+    this.wordBlock(this.unitCount);
+    this.flushBlock(this.params.wordWeight);
+  }
+
+  /** Copies the output (touched order, then the heuristic features) into index / value and clears it. */
+  private drain(index: Int32Array, value: Float32Array, heuristicHits: readonly number[]): void {
+    const out = this.out;
+    const outTouched = this.outTouched;
+    const count = this.outCount;
+    for (let i = 0; i < count; i++) {
+      const b = outTouched[i] as number;
+      index[i] = b;
+      value[i] = out[b] as number;
+      out[b] = 0;
+    }
+    const base = 1 << this.params.bits;
+    for (let j = 0; j < heuristicHits.length; j++) {
+      index[count + j] = base + (heuristicHits[j] as number);
+      value[count + j] = HEURISTIC_VALUE;
+    }
+    this.outCount = 0;
   }
 
   /** Character n-grams over the text with every non-word (or whitespace) run folded to one space, padded by spaces. */
@@ -155,7 +185,7 @@ export class FeatureHasher {
     const keep = this.params.keepPunctuation;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      if (isWordUnit(c) || (keep && !isSpace(c))) {
+      if (c < 0x80 ? (ASCII_UNIT[c] as number) === 1 || (keep && ASCII_UNIT[c] === 2) : isWordUnit(c) || (keep && !isSpace(c))) {
         units[n++] = c;
         lastSpace = false;
       } else if (!lastSpace) {
@@ -164,6 +194,7 @@ export class FeatureHasher {
       }
     }
     if (!lastSpace) units[n++] = SPACE;
+    this.unitCount = n;
     const salts = this.salts;
     const counts = this.counts;
     const touched = this.touched;
@@ -207,31 +238,52 @@ export class FeatureHasher {
     this.touchedCount = touchedCount;
   }
 
-  /** Word unigrams (and bigrams when wordMax is 2): maximal runs of word units. */
-  private wordBlock(text: string): void {
+  /**
+   * Word unigrams (and bigrams when wordMax is 2): maximal runs of word units, read from charBlock's unit
+   * stream of the same text rather than from the text (fewer loads, no per-character calls): that stream is the
+   * text with whitespace runs folded to one space (and, without keepPunctuation, every other non-word
+   * run too) between spaces, so its maximal runs of word units are the text's, in the same order, and
+   * the same n-grams are added in the same order.
+   */
+  private wordBlock(n: number): void {
     const uni = this.salts[8] as number;
     const bi = this.salts[9] as number;
     const bigrams = this.params.wordMax >= 2;
+    const units = this.units;
+    const counts = this.counts;
+    const touched = this.touched;
+    const shift = this.shift;
+    let touchedCount = this.touchedCount;
     let prev = 0;
     let hasPrev = false;
     let h = FNV_OFFSET;
     let inWord = false;
-    for (let i = 0; i <= text.length; i++) {
-      const c = i < text.length ? text.charCodeAt(i) : SPACE;
-      if (isWordUnit(c)) {
+    // units[n - 1] is a space (or the stream is just the leading space), so the last word is closed.
+    for (let i = 0; i < n; i++) {
+      const c = units[i] as number;
+      if (c < 0x80 ? ASCII_UNIT[c] === 1 : isWordUnit(c)) {
         h = Math.imul(h ^ c, FNV_PRIME);
         inWord = true;
         continue;
       }
       if (!inWord) continue;
       const word = fmix(h >>> 0);
-      this.add(word ^ uni);
-      if (bigrams && hasPrev) this.add(Math.imul(prev ^ bi, FNV_PRIME) ^ word);
+      let b = fmix((word ^ uni) >>> 0) >>> shift;
+      let k = counts[b] as number;
+      if (k === 0) touched[touchedCount++] = b;
+      if (k !== MAX_COUNT) counts[b] = k + 1;
+      if (bigrams && hasPrev) {
+        b = fmix((Math.imul(prev ^ bi, FNV_PRIME) ^ word) >>> 0) >>> shift;
+        k = counts[b] as number;
+        if (k === 0) touched[touchedCount++] = b;
+        if (k !== MAX_COUNT) counts[b] = k + 1;
+      }
       prev = word;
       hasPrev = true;
       h = FNV_OFFSET;
       inWord = false;
     }
+    this.touchedCount = touchedCount;
   }
 
   /** Sublinear TF, L2 normalisation of the block, scaled into the output; clears the counts. */

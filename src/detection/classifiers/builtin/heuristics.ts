@@ -1,6 +1,6 @@
 import { squashText } from './text-prep';
 import { LEXICON } from './lexicons';
-import { TriggerIndex } from './triggers';
+import { TriggerHits, TriggerIndex } from './triggers';
 
 /**
  * Transparent prompt-attack signals, combined with the trained model in two ways:
@@ -40,6 +40,12 @@ export interface AttackSignal {
    * skipping the regex when none occurs never changes the result).
    */
   readonly triggers?: readonly string[];
+  /**
+   * Speed only: literals of which every match of `pattern` begins with one, at the match's index. The
+   * pattern is then tried (sticky) only at the occurrences of these, in text order, instead of at every
+   * position: the first that matches is the leftmost match, the same one exec() finds.
+   */
+  readonly starts?: readonly string[];
 }
 
 /** Not after a negation or a conditional ("never ignore your instructions", "if asked to ignore ..."). */
@@ -52,6 +58,7 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
   {
     id: 'override_imperative',
     triggers: ['ignore', 'disregard', 'forget', 'bypass', 'override', 'discard', 'abandon'],
+    starts: ['ignore', 'disregard', 'forget', 'bypass', 'override', 'discard', 'abandon'],
     family: 'override',
     pattern: new RegExp(`\\b(?=${OVERRIDE_VERB})${GUARD}${OVERRIDE_VERB}\\s+(?:\\S+\\s+){0,3}?${PRIOR}\\s+(?:\\S+\\s+){0,2}?${RULES}\\b`),
   },
@@ -66,6 +73,7 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
     // "disregard the above", "forget your rules": 4 of 6,614 benign training rows, 20 attacks.
     id: 'override_short',
     triggers: ['ignore', 'disregard', 'forget'],
+    starts: ['ignore', 'disregard', 'forget'],
     family: 'override',
     pattern: new RegExp(
       String.raw`\b(?=ignore|disregard|forget)${GUARD}(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?(?:the|everything|anything)\s+(?:above|before|prior|previously|earlier|so far)\b` +
@@ -82,6 +90,7 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
   {
     id: 'extraction_request',
     triggers: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'tell me', 'write out', 'dump', 'leak', 'spell out', 'recite', 'echo', 'list'],
+    starts: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'tell me', 'write out', 'dump', 'leak', 'spell out', 'recite', 'echo', 'list'],
     family: 'extraction',
     pattern:
       /\b(?:repeat|print|output|reveal|show|display|tell me|write out|dump|leak|spell out|recite|echo|list)\b(?:\s+\S+){0,4}?\s+(?:your (?:system |initial |original |hidden |secret )?(?:prompt|instructions|rules|directives|guidelines)|(?:the |your )?(?:system|initial|original|hidden|secret|pre-?) ?prompt|(?:the |all )?(?:text|words|instructions|everything|content) (?:above|before this|preceding))/,
@@ -98,6 +107,7 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
     // Trust defences quoting it), so it floors at L2 for what the model cannot learn (3 extraction attacks).
     id: 'extraction_verbatim',
     triggers: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'write', 'recite', 'echo', 'spell', 'copy', 'tell', 'give', 'leak'],
+    starts: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'write', 'recite', 'echo', 'spell', 'copy', 'tell', 'give', 'leak'],
     family: 'extraction',
     pattern: new RegExp(
       String.raw`\b(?=repeat|print|output|reveal|show|display|write|recite|echo|spell|copy|tell|give|leak)${GUARD}` +
@@ -145,6 +155,7 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
   {
     id: 'persona_named_jailbreak',
     triggers: ['dan', 'mongo tom', 'stan', 'dude', 'aim', 'evil', 'ucar', 'apophis', 'omega', 'kevin', 'niccolo', 'machiavelli'],
+    starts: ['betterdan', 'anti', 'mongo tom', 'stan', 'dude', 'aim', 'evil', 'ucar', 'apophis', 'omega', 'kevin', 'niccolo', 'machiavelli'],
     family: 'persona',
     pattern: /\b(?:betterdan|anti-?dan|mongo tom|stan|dude|aim|evil-?bot|ucar|apophis|omega|kevin|niccolo|machiavelli)\b[^\n]{0,80}\b(?:character|persona|roleplay|role-play|respond|answer|ai|chatbot)\b/,
   },
@@ -214,7 +225,10 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
  * One trigger index for the attack signals AND the lexicons (lexicons.ts): window-features.ts scans a
  * window once and hands the result to both (one pass over the text instead of two).
  */
-export const TRIGGERS = new TriggerIndex([...ATTACK_SIGNALS.flatMap((s) => s.triggers ?? []), ...LEXICON.flatMap((e) => e.triggers ?? [])]);
+export const TRIGGERS = new TriggerIndex(
+  [...ATTACK_SIGNALS.flatMap((s) => s.triggers ?? []), ...LEXICON.flatMap((e) => e.triggers ?? [])],
+  ATTACK_SIGNALS.flatMap((s) => s.starts ?? []),
+);
 
 export interface SignalHits {
   /** Indices into ATTACK_SIGNALS of the signals that fired. */
@@ -233,7 +247,7 @@ export function evaluateSignals(prepared: string, present: ReadonlySet<string> =
   let at: [number, number] | undefined;
   ATTACK_SIGNALS.forEach((signal, i) => {
     const skip = signal.triggers !== undefined && !TRIGGERS.anyPresent(present, signal.triggers);
-    const m = signal.pattern && !skip ? signal.pattern.exec(prepared) : null;
+    const m = signal.pattern && !skip ? execSignal(signal, prepared, present) : null;
     if (m && !at) at = [m.index, m.index + m[0].length];
     let fired = m !== null;
     if (!fired && signal.squashed) {
@@ -246,4 +260,37 @@ export function evaluateSignals(prepared: string, present: ReadonlySet<string> =
     if (signal.floor?.jailbreak) floor.jailbreak = Math.max(floor.jailbreak, signal.floor.jailbreak);
   });
   return at ? { hits, floor, at } : { hits, floor };
+}
+
+const STICKY = new Map<AttackSignal, RegExp>(
+  ATTACK_SIGNALS.filter((s) => s.pattern && s.starts).map((s) => [s, new RegExp((s.pattern as RegExp).source, `${(s.pattern as RegExp).flags}y`)]),
+);
+
+/**
+ * signal.pattern.exec(prepared), tried only where a match can start when the signal lists `starts` (their
+ * occurrences come from the trigger scan when it recorded them, else from indexOf).
+ */
+export function execSignal(signal: AttackSignal, prepared: string, present?: ReadonlySet<string>): RegExpExecArray | null {
+  const sticky = STICKY.get(signal);
+  if (!sticky || !signal.starts) return signal.pattern ? signal.pattern.exec(prepared) : null;
+  const positions: number[] = [];
+  // A TRIGGERS scan reports exactly the triggers that occur (starts included) and every position of the starts.
+  const scanned = present instanceof TriggerHits && present.index === TRIGGERS ? present : undefined;
+  for (const s of signal.starts) {
+    if (scanned && !scanned.has(s)) continue;
+    const at = scanned?.positions.get(s);
+    if (at) for (const p of at) positions.push(p);
+    else for (let p = prepared.indexOf(s); p >= 0; p = prepared.indexOf(s, p + 1)) positions.push(p);
+  }
+  if (positions.length === 0) return null;
+  positions.sort((a, b) => a - b);
+  let last = -1;
+  for (const p of positions) {
+    if (p === last) continue;
+    last = p;
+    sticky.lastIndex = p;
+    const m = sticky.exec(prepared);
+    if (m) return m;
+  }
+  return null;
 }

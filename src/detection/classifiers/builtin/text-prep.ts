@@ -27,16 +27,60 @@ export function prepareText(text: string): string {
   return joined.replace(BLANKS, ' ');
 }
 
-/** Cheap pre-check (most texts have no spaced run): a letter, a separator, a letter, a separator. */
+/**
+ * Whether SPACED_LETTERS matches, checked cheaply first: one pass over the code points looking for its
+ * necessary start (a non-letter/digit or the start, then letter/digit, separator, letter/digit,
+ * separator, letter/digit); only then the regex itself. Most texts have no such run.
+ */
 function hasSpacedRun(text: string): boolean {
-  SPACED_LETTERS.lastIndex = 0;
-  const found = SPACED_LETTERS.test(text);
-  SPACED_LETTERS.lastIndex = 0;
-  return found;
+  let reg = 0; // 2 bits per code point, newest lowest: 0 other, 1 letter/digit, 2 separator
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    let cls: number;
+    if (c < 0x80) cls = ASCII_CLASS[c] as number;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLow(text.charCodeAt(i + 1))) {
+      cls = isLetterOrDigit(text.codePointAt(i) as number) ? 1 : 0;
+      i++;
+    } else cls = isLetterOrDigit(c) ? 1 : 0;
+    reg = ((reg << 2) | cls) & 0xfff;
+    // oldest first: (not 1) 1 2 1 2 1
+    if ((reg & 0x3ff) === 0x199 && reg >>> 10 !== 1) {
+      SPACED_LETTERS.lastIndex = 0;
+      const found = SPACED_LETTERS.test(text);
+      SPACED_LETTERS.lastIndex = 0;
+      return found;
+    }
+  }
+  return false;
+}
+
+function isLow(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/** ASCII unit → 1 letter or digit, 2 separator of SPACED_LETTERS, 0 other. */
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  ASCII_CLASS[c] = /[\p{L}\p{N}]/u.test(ch) ? 1 : /[ .\-_*]/.test(ch) ? 2 : 0;
+}
+
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+/** BMP unit → 0 not yet known, 1 letter or digit, 2 not (filled lazily; a lone surrogate is neither). */
+const BMP_CLASS = new Uint8Array(0x10000);
+
+/** \p{L} or \p{N}, for one code point (a lone surrogate is neither). */
+function isLetterOrDigit(cp: number): boolean {
+  if (cp >= 0x10000) return LETTER_OR_DIGIT.test(String.fromCodePoint(cp));
+  let k = BMP_CLASS[cp] as number;
+  if (k === 0) {
+    k = cp >= 0xd800 && cp <= 0xdfff ? 2 : LETTER_OR_DIGIT.test(String.fromCharCode(cp)) ? 1 : 2;
+    BMP_CLASS[cp] = k;
+  }
+  return k === 1;
 }
 
 const LEET: Readonly<Record<number, number>> = { 48: 111, 49: 105, 51: 101, 52: 97, 53: 115, 55: 116, 64: 97, 36: 115 }; // 0→o 1→i 3→e 4→a 5→s 7→t @→a $→s
-const NOT_ALNUM = /[^\p{L}\p{N}]+/gu;
 
 /** Letters and digits only, leetspeak mapped: "1gn0re -- all previous" → "ignoreallprevious". */
 export function squashText(prepared: string): string {
@@ -53,10 +97,33 @@ export function squashText(prepared: string): string {
   return Buffer.from(out.buffer, out.byteOffset, n).toString('latin1');
 }
 
+/**
+ * squashText for text with non-ASCII units: the same as removing every code point that is not \p{L} or
+ * \p{N} after mapping the ASCII leetspeak units (the regex version this replaced), in one pass.
+ */
 function squashSlow(prepared: string): string {
-  return prepared.replace(/[013457@$]/g, (ch) => String.fromCharCode(LEET[ch.charCodeAt(0)] as number)).replace(NOT_ALNUM, '');
+  if (squashWide.length < prepared.length) squashWide = new Uint16Array(prepared.length + 1024);
+  const out = squashWide;
+  let n = 0;
+  for (let i = 0; i < prepared.length; i++) {
+    const c = prepared.charCodeAt(i);
+    if (c < 0x80) {
+      const mapped = SQUASH_ASCII[c] as number;
+      if (mapped !== 0) out[n++] = mapped;
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < prepared.length && isLow(prepared.charCodeAt(i + 1))) {
+      if (isLetterOrDigit(prepared.codePointAt(i) as number)) {
+        out[n++] = c;
+        out[n++] = prepared.charCodeAt(i + 1);
+      }
+      i++;
+    } else if (isLetterOrDigit(c)) out[n++] = c;
+  }
+  let s = '';
+  for (let k = 0; k < n; k += 8192) s += String.fromCharCode.apply(null, out.subarray(k, Math.min(n, k + 8192)) as unknown as number[]);
+  return s;
 }
 
+let squashWide = new Uint16Array(4096);
 let squashBuffer = new Uint8Array(4096);
 /** ASCII unit → its squashed unit (leetspeak mapped), 0 = dropped. */
 const SQUASH_ASCII = new Uint8Array(128);

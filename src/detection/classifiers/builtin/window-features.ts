@@ -38,3 +38,25 @@ export function windowFeatures(hasher: FeatureHasher, text: string): WindowFeatu
   const focus = hasher.extract(focusPrepared, evaluateSignals(focusPrepared).hits);
   return { vector, focus, signals, lexicon };
 }
+
+/**
+ * What the model needs from one window to score it, without keeping the vectors: `logits` is called on
+ * the window's vector and then on its focus (if any) while each is still in the hasher's scratch buffers
+ * (FeatureHasher.extractScratch: no copies). The same features as windowFeatures, in the same order.
+ */
+export function windowScoringInputs(
+  hasher: FeatureHasher,
+  text: string,
+  logits: (v: SparseVector) => Float64Array,
+): { z: Float64Array; zFocus?: Float64Array; signals: SignalHits; lexicon: WindowFeatures['lexicon'] } {
+  const prepared = prepareText(text);
+  const present = TRIGGERS.scan(prepared);
+  const signals = evaluateSignals(prepared, present);
+  const lexicon = evaluateLexicon(prepared, { index: TRIGGERS, present });
+  const z = logits(hasher.extractScratch(prepared, signals.hits));
+  if (!signals.at || prepared.length < FOCUS_MIN_WINDOW) return { z, signals, lexicon };
+  const start = Math.max(0, signals.at[0] - FOCUS_RADIUS);
+  const focusPrepared = prepareText(prepared.slice(start, signals.at[1] + FOCUS_RADIUS));
+  const zFocus = logits(hasher.extractScratch(focusPrepared, evaluateSignals(focusPrepared).hits));
+  return { z, zFocus, signals, lexicon };
+}
