@@ -129,6 +129,11 @@ describe('e-mail de-obfuscation', () => {
     expect(back(original, m, plain)).toBe(obfuscated);
   });
 
+  it.each(['dot', 'doT', 'dOt', 'dOT', 'Dot', 'DoT', 'DOt', 'DOT'])('reads a bare "%s" in any case', (dot) => {
+    const original = `write to john at example ${dot} com, thanks`;
+    expect(deobfuscateEmails(original).text).toBe('write to john@example.com, thanks');
+  });
+
   it.each([
     ['look at example.com'],
     ['meet at noon, then dinner at home'],
