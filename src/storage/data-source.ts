@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { PGlitePool } from './pglite-pool';
+import { openPGliteThread, type EmbeddedDatabase } from './pglite-thread';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 
 export type StorageKind = 'postgres' | 'pglite';
@@ -25,6 +26,11 @@ export interface StorageOptions {
   dataDir: string;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
+  /**
+   * Run the embedded database in a worker thread (pglite-thread.ts) instead of on the calling thread;
+   * default true. Its statements are synchronous WebAssembly: on the main thread they stall requests.
+   */
+  embeddedThread?: boolean;
 }
 
 const common = {
@@ -39,7 +45,9 @@ const common = {
 
 /** Opens (but does not migrate) the configured database. */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPGlite(options.dataDir);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    : openPGlite(options.dataDir, options.embeddedThread ?? true);
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Storage> {
@@ -54,18 +62,20 @@ async function openPostgres(url: string, poolSize: number): Promise<Storage> {
   return wrap('postgres', dataSource, async () => undefined);
 }
 
-async function openPGlite(dataDir: string): Promise<Storage> {
+async function openPGlite(dataDir: string, thread: boolean): Promise<Storage> {
   const inMemory = dataDir.startsWith('memory://');
+  const open = (dir?: string): Promise<EmbeddedDatabase> =>
+    thread ? openPGliteThread(dir) : dir === undefined ? PGlite.create() : PGlite.create(dir);
   let lock: DataDirLock | undefined;
-  let pglite: PGlite;
+  let pglite: EmbeddedDatabase;
   if (inMemory) {
-    pglite = await PGlite.create();
+    pglite = await open();
   } else {
     const dir = resolve(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
     lock = acquireDataDirLock(dir);
     try {
-      pglite = await PGlite.create(dir);
+      pglite = await open(dir);
     } catch (err) {
       lock.release();
       throw err;

@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
-import type { PGlite } from '@electric-sql/pglite';
+import type { EmbeddedDatabase } from './pglite-thread';
 
 /**
- * A node-postgres-compatible Pool over one embedded PGlite instance, handed to TypeORM's postgres
+ * A node-postgres-compatible Pool over one embedded PGlite instance (in its worker thread, or PGlite
+ * itself), handed to TypeORM's postgres
  * driver (`driver: { Pool }`, `extra: { pglite }`).
  *
  * PGlite is a single session. Unlike a naive adapter, this pool lends that session to one TypeORM
@@ -28,7 +29,7 @@ interface PgStyleResult {
 }
 
 export interface PGlitePoolOptions {
-  pglite: PGlite;
+  pglite: EmbeddedDatabase;
   checkoutTimeoutMs?: number;
 }
 
@@ -44,7 +45,7 @@ function toPgResult(sql: string, result: Results | undefined): PgStyleResult {
 }
 
 class PGliteClient extends EventEmitter {
-  constructor(private readonly db: PGlite) {
+  constructor(private readonly db: EmbeddedDatabase) {
     super();
   }
 
@@ -62,7 +63,7 @@ class PGliteClient extends EventEmitter {
 }
 
 export class PGlitePool extends EventEmitter {
-  private readonly db: PGlite;
+  private readonly db: EmbeddedDatabase;
   private readonly client: PGliteClient;
   private readonly checkoutTimeoutMs: number;
   private busy = false;

@@ -160,7 +160,10 @@ export class ProjectAuthService {
 }
 
 function toContext(row: Row): AuthContext {
-  const updated = row.policy_updated_at instanceof Date ? row.policy_updated_at.toISOString() : String(row.policy_updated_at);
+  // Not `instanceof Date`: rows of the embedded database's worker thread carry Dates of the main realm,
+  // which under jest's vm contexts are another realm's (new Date(date) reads the time value of either).
+  const at = row.policy_updated_at;
+  const updated = at !== null && typeof at === 'object' ? new Date(at).toISOString() : String(at);
   return {
     organizationId: row.organization_id,
     projectId: row.project_id,
