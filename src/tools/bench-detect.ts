@@ -146,56 +146,63 @@ async function benchSize(engine: DetectionEngine, policy: DetectionPolicy, kind:
 
 interface Part {
   name: string;
-  cpuMs: number;
+  /** Median wall-clock milliseconds per 1 MB scan. */
+  ms: number;
 }
 
-const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
 
 /**
- * Where the time goes on 1 MB of one kind of text, in CPU milliseconds per scan: building the views
- * (normalisation, canonicalisation, decoding), each detector on those views, and the rest of the engine
- * (isolation, mapping, merging, verdict) as the remainder of a full evaluation.
+ * Where the time goes on 1 MB of one kind of text, in median wall-clock milliseconds per scan (CPU time
+ * would count V8's concurrent GC threads too): building the views (normalisation, canonicalisation,
+ * decoding), the shared text index, each detector on those views, and a whole evaluation; the rest of the
+ * engine (isolation, mapping, merging, verdict) is what the whole takes beyond the parts.
  */
 async function breakdown(engine: DetectionEngine, policy: DetectionPolicy, kind: Row['kind'], types: DetectorType[]): Promise<Part[]> {
   const size = 1024 * 1024;
-  const reps = 4;
+  const reps = 11;
   const inputs = texts(kind, size);
   const signal = new AbortController().signal;
-  let viewsCpu = 0;
-  let indexCpu = 0;
-  const perDetector = new Map<string, number>(types.map((t) => [t, 0]));
+  const times = new Map<string, number[]>();
+  const record = (name: string, started: number) => {
+    const list = times.get(name) ?? [];
+    list.push(performance.now() - started);
+    times.set(name, list);
+  };
   for (let r = 0; r < reps; r++) {
     const text = fresh(inputs[r % inputs.length] as string);
-    const c0 = process.cpuUsage();
+    let t0 = performance.now();
     const views = buildViews(text);
-    viewsCpu += cpuMs(process.cpuUsage(c0));
+    record('views', t0);
     // The engine shares one text index per view between the detectors (text-index.ts): built once here too.
-    const i0 = process.cpuUsage();
+    t0 = performance.now();
     const indexes = views.map((view) => new TextIndex(view.text));
     for (const index of indexes) index.digitRuns();
-    indexCpu += cpuMs(process.cpuUsage(i0));
+    record('index', t0);
     for (const type of types) {
       const detector = defaultRegistry.get(type);
       if (!detector) continue;
-      const d0 = process.cpuUsage();
+      t0 = performance.now();
       for (const [v, view] of views.entries()) await detector.detect({ text: view.text, direction: 'input', index: indexes[v] }, signal);
-      perDetector.set(type, (perDetector.get(type) ?? 0) + cpuMs(process.cpuUsage(d0)));
+      record(type, t0);
     }
+    const whole = fresh(inputs[(r + 1) % inputs.length] as string);
+    t0 = performance.now();
+    await engine.evaluate({ text: whole, direction: 'input', config: policy, detectorTimeoutMs: 60_000 });
+    record('whole', t0);
   }
-  let totalCpu = 0;
-  for (let r = 0; r < reps; r++) {
-    const text = fresh(inputs[(r + 1) % inputs.length] as string);
-    const c0 = process.cpuUsage();
-    await engine.evaluate({ text, direction: 'input', config: policy, detectorTimeoutMs: 60_000 });
-    totalCpu += cpuMs(process.cpuUsage(c0));
-  }
-  const detectorsCpu = [...perDetector.values()].reduce((a, b) => a + b, 0) + indexCpu;
+  const ms = (name: string) => median(times.get(name) ?? []);
+  const detectorParts = types.map((t) => ({ name: `detector ${t}`, ms: ms(t) })).sort((a, b) => b.ms - a.ms);
+  const partsMs = ms('views') + ms('index') + detectorParts.reduce((a, p) => a + p.ms, 0);
   return [
-    { name: 'whole stage (evaluate)', cpuMs: totalCpu / reps },
-    { name: 'views: normalisation + decoding', cpuMs: viewsCpu / reps },
-    { name: 'shared text index (digit runs)', cpuMs: indexCpu / reps },
-    ...[...perDetector.entries()].sort((a, b) => b[1] - a[1]).map(([name, ms]) => ({ name: `detector ${name}`, cpuMs: ms / reps })),
-    { name: 'engine rest (isolation, mapping, merging, verdict)', cpuMs: Math.max(0, (totalCpu - viewsCpu - detectorsCpu) / reps) },
+    { name: 'whole stage (evaluate)', ms: ms('whole') },
+    { name: 'views: normalisation + decoding', ms: ms('views') },
+    { name: 'shared text index (digit runs)', ms: ms('index') },
+    ...detectorParts,
+    { name: 'engine rest (isolation, mapping, merging, verdict, GC)', ms: Math.max(0, ms('whole') - partsMs) },
   ];
 }
 
@@ -215,12 +222,13 @@ function renderBreakdown(parts: Map<Row['kind'], Part[]>): string[] {
   const cell = (kind: Row['kind'], name: string) => {
     const list = parts.get(kind) ?? [];
     const part = list.find((p) => p.name === name);
-    const total = list[0]?.cpuMs ?? 0;
-    return part ? `${f(part.cpuMs)} (${total > 0 ? f((100 * part.cpuMs) / total, 0) : '?'}%)` : '-';
+    const total = list[0]?.ms ?? 0;
+    return part ? `${f(part.ms, 2)} (${total > 0 ? f((100 * part.ms) / total, 0) : '?'}%)` : '-';
   };
   return [
-    'Where the time goes, 1 MB inputs, CPU ms per scan (share of the whole stage). Views and each detector are',
-    'measured alone on the same views, the whole stage separately, so on a busy machine the rows need not add up.',
+    'Where the time goes, 1 MB inputs, median wall-clock ms per scan over 11 scans (share of the whole stage).',
+    'Views and each detector are measured alone on the same views, the whole stage separately; "engine rest" is',
+    'the difference (it includes the garbage collection the parts trigger).',
     '',
     `| part | ${kinds.join(' | ')} |`,
     `|---|${kinds.map(() => '---').join('|')}|`,
