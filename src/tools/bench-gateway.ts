@@ -194,6 +194,10 @@ async function main(): Promise<void> {
       // the limit check still runs on every request, with a ceiling it never reaches.
       PLATFORM_TRAFFIC_RPM: '10000000',
     };
+    // The floor: an empty Node.js proxy in front of the same upstream (bench-passthrough.ts).
+    const floor = await start(['dist/tools/bench-passthrough.js'], { UPSTREAM: upstream }, /PORT (\d+)/);
+    procs.push(floor.child);
+    const floorUrl = `http://127.0.0.1:${floor.match[1]}`;
     const gw = await start(['dist/main.js', 'all'], gwEnv, /Ready: gateway (\S+), sensor (\S+), detection grpc:\/\/(\S+)/);
     procs.push(gw.child);
     const [gateway, sensor] = [gw.match[1]!, gw.match[2]!];
@@ -206,6 +210,9 @@ async function main(): Promise<void> {
     const seqDetect = await sequential(`${gateway}/v1/detect`, auth, detectBodyOf, SEQUENTIAL);
     const loadDirect = await load(`${upstream}/v1/chat/completions`, direct, chatBodyOf, up.child.pid);
     const loadGateway = await load(`${gateway}/v1/chat/completions`, auth, chatBodyOf, gw.child.pid);
+    const seqFloor = await sequential(`${floorUrl}/v1/chat/completions`, direct, chatBodyOf, SEQUENTIAL);
+    const loadFloor = await load(`${floorUrl}/v1/chat/completions`, direct, chatBodyOf, floor.child.pid);
+    floor.child.kill('SIGTERM');
 
     const anth = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' };
     const ttfbDirect = await ttfb(`${upstream}/v1/messages`, anth, messagesBodyOf, 500);
@@ -228,7 +235,7 @@ async function main(): Promise<void> {
     gw2.child.kill('SIGTERM');
     setTimeout(() => rmSync(dataDir2, { recursive: true, force: true }), 1000).unref();
 
-    const report = renderReport({ enabled, seqDirect, seqGateway, seqDetect, loadDirect, loadGateway, ttfbDirect, ttfbSensor, streams });
+    const report = renderReport({ enabled, seqDirect, seqGateway, seqDetect, loadDirect, loadGateway, seqFloor, loadFloor, ttfbDirect, ttfbSensor, streams });
     process.stdout.write(report);
     writeSection(report);
   } finally {
@@ -259,6 +266,8 @@ interface ReportInput {
   seqDetect: { p50: number; p99: number };
   loadDirect: LoadResult;
   loadGateway: LoadResult;
+  seqFloor: { p50: number; p99: number };
+  loadFloor: LoadResult;
   ttfbDirect: { p50: number; p99: number };
   ttfbSensor: { p50: number; p99: number };
   streams: Array<{ n: number; spreadMs: number; wallMs: number; p50Ms: number; maxMs: number; maxOpen: number; outcome: string }>;
@@ -269,6 +278,7 @@ const cpuCell = (l: LoadResult) => (l.cpu ? `${l.cpu.total} / ${l.cpu.main}` : '
 function renderReport(r: ReportInput): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const ratio = r.loadGateway.requests.average / Math.max(1, r.loadDirect.requests.average);
+  const floorRatio = r.loadFloor.requests.average / Math.max(1, r.loadDirect.requests.average);
   const lines = [
     `## Traffic path (npm run bench:gateway)`,
     ``,
@@ -283,6 +293,8 @@ function renderReport(r: ReportInput): string {
     `| chat completions, ${LOAD_CONNECTIONS} connections, p99 (ms) | ${r.loadDirect.latency.p99} | ${r.loadGateway.latency.p99} | |`,
     `| chat completions, ${LOAD_CONNECTIONS} connections, CPU ms per request: whole process / main thread | ${cpuCell(r.loadDirect)} | ${cpuCell(r.loadGateway)} | |`,
     `| /v1/detect alone, concurrency 1, p50 / p99 (ms) | | ${r.seqDetect.p50} / ${r.seqDetect.p99} | |`,
+    `| floor: an empty Node.js proxy (bench-passthrough.ts: no auth, detection, gRPC, audit or logs), concurrency 1, p50 / p99 (ms) | ${r.seqDirect.p50} / ${r.seqDirect.p99} | ${r.seqFloor.p50} / ${r.seqFloor.p99} | ${r2(r.seqFloor.p50 - r.seqDirect.p50)} / ${r2(r.seqFloor.p99 - r.seqDirect.p99)} |`,
+    `| floor: the empty proxy, ${LOAD_CONNECTIONS} connections, req/s (CPU ms per request) | ${Math.round(r.loadDirect.requests.average)} | ${Math.round(r.loadFloor.requests.average)} (${cpuCell(r.loadFloor)}) | ratio ${r2(floorRatio)} |`,
     `| sensor stream, time to first byte p50 (ms) | ${r.ttfbDirect.p50} | ${r.ttfbSensor.p50} | ${r2(r.ttfbSensor.p50 - r.ttfbDirect.p50)} |`,
     `| sensor stream, time to first byte p99 (ms) | ${r.ttfbDirect.p99} | ${r.ttfbSensor.p99} | ${r2(r.ttfbSensor.p99 - r.ttfbDirect.p99)} |`,
     ...r.streams.map(
