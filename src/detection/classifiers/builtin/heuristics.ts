@@ -54,11 +54,17 @@ const OVERRIDE_VERB = String.raw`(?:ignore|disregard|forget|bypass|override|disc
 const PRIOR = String.raw`(?:previous|prior|above|earlier|preceding|former|initial|original|system|old|given|all|any|your|the|these|those|other)`;
 const RULES = String.raw`(?:instructions?|rules|prompts?|directions?|guidelines?|constraints?|restrictions?|commands?|programming|directives?|context)`;
 
+// The opening words of the signals whose every match starts with one of them: both their triggers and their starts.
+const OVERRIDE_VERBS = ['ignore', 'disregard', 'forget', 'bypass', 'override', 'discard', 'abandon'];
+const SHORT_OVERRIDE_VERBS = ['ignore', 'disregard', 'forget'];
+const EXTRACTION_REQUEST_VERBS = ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'tell me', 'write out', 'dump', 'leak', 'spell out', 'recite', 'echo', 'list'];
+const EXTRACTION_VERBATIM_VERBS = ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'write', 'recite', 'echo', 'spell', 'copy', 'tell', 'give', 'leak'];
+
 export const ATTACK_SIGNALS: readonly AttackSignal[] = [
   {
     id: 'override_imperative',
-    triggers: ['ignore', 'disregard', 'forget', 'bypass', 'override', 'discard', 'abandon'],
-    starts: ['ignore', 'disregard', 'forget', 'bypass', 'override', 'discard', 'abandon'],
+    triggers: OVERRIDE_VERBS,
+    starts: OVERRIDE_VERBS,
     family: 'override',
     pattern: new RegExp(`\\b(?=${OVERRIDE_VERB})${GUARD}${OVERRIDE_VERB}\\s+(?:\\S+\\s+){0,3}?${PRIOR}\\s+(?:\\S+\\s+){0,2}?${RULES}\\b`),
   },
@@ -72,8 +78,8 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
   {
     // "disregard the above", "forget your rules": 4 of 6,614 benign training rows, 20 attacks.
     id: 'override_short',
-    triggers: ['ignore', 'disregard', 'forget'],
-    starts: ['ignore', 'disregard', 'forget'],
+    triggers: SHORT_OVERRIDE_VERBS,
+    starts: SHORT_OVERRIDE_VERBS,
     family: 'override',
     pattern: new RegExp(
       String.raw`\b(?=ignore|disregard|forget)${GUARD}(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?(?:the|everything|anything)\s+(?:above|before|prior|previously|earlier|so far)\b` +
@@ -89,8 +95,8 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
   },
   {
     id: 'extraction_request',
-    triggers: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'tell me', 'write out', 'dump', 'leak', 'spell out', 'recite', 'echo', 'list'],
-    starts: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'tell me', 'write out', 'dump', 'leak', 'spell out', 'recite', 'echo', 'list'],
+    triggers: EXTRACTION_REQUEST_VERBS,
+    starts: EXTRACTION_REQUEST_VERBS,
     family: 'extraction',
     pattern:
       /\b(?:repeat|print|output|reveal|show|display|tell me|write out|dump|leak|spell out|recite|echo|list)\b(?:\s+\S+){0,4}?\s+(?:your (?:system |initial |original |hidden |secret )?(?:prompt|instructions|rules|directives|guidelines)|(?:the |your )?(?:system|initial|original|hidden|secret|pre-?) ?prompt|(?:the |all )?(?:text|words|instructions|everything|content) (?:above|before this|preceding))/,
@@ -106,8 +112,8 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
     // Narrow: asks for the prompt / the text above verbatim. 10 of 6,614 benign training rows (all Tensor
     // Trust defences quoting it), so it floors at L2 for what the model cannot learn (3 extraction attacks).
     id: 'extraction_verbatim',
-    triggers: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'write', 'recite', 'echo', 'spell', 'copy', 'tell', 'give', 'leak'],
-    starts: ['repeat', 'print', 'output', 'reveal', 'show', 'display', 'write', 'recite', 'echo', 'spell', 'copy', 'tell', 'give', 'leak'],
+    triggers: EXTRACTION_VERBATIM_VERBS,
+    starts: EXTRACTION_VERBATIM_VERBS,
     family: 'extraction',
     pattern: new RegExp(
       String.raw`\b(?=repeat|print|output|reveal|show|display|write|recite|echo|spell|copy|tell|give|leak)${GUARD}` +

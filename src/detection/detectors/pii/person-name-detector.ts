@@ -40,8 +40,6 @@ interface Token {
   caps: boolean;
   initial: boolean;
   particle: boolean;
-  /** What the word is (memoised per word); absent for particles. */
-  info?: WordInfo;
 }
 
 const LETTER = /\p{L}/u;
@@ -137,7 +135,6 @@ const CAPITAL = /\b[A-Z]|[\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/g;
 /** CAPITAL without the non-ASCII alternative, for texts with no letter of those blocks (the common case). */
 const ASCII_CAPITAL = /\b[A-Z]/g;
 const NON_ASCII_CAPITAL_BLOCKS = /[\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/;
-const isAsciiLower = (c: number) => c >= 0x61 && c <= 0x7a;
 const UPPER = /\p{Lu}/u;
 
 function startsNonAsciiCapitalisedWord(text: string, start: number): boolean {
@@ -191,7 +188,7 @@ interface WordInfo {
 
 /**
  * The memo of wordInfo, keyed by the word's characters in the text: an open-addressing table of hashes
- * (readWord computes them while reading the word) whose hits are confirmed with startsWith, so a word
+ * (readWord computes them while reading the word) whose hits are confirmed character by character, so a word
  * seen before costs no slice and no string hashing. Bounded: cleared when WORD_INFO_LIMIT words are in.
  */
 const WORD_INFO_LIMIT = 20_000;
@@ -258,7 +255,7 @@ function isToken(text: string, start: number, end: number, info: WordInfo): bool
 }
 
 function makeToken(start: number, initial: boolean, info: WordInfo): Token {
-  return { start, end: start + info.length, lower: info.lower, caps: info.caps, initial, particle: false, info };
+  return { start, end: start + info.length, lower: info.lower, caps: info.caps, initial, particle: false };
 }
 
 /** "McDonald", "MacArthur", "O'Neil", "DeShawn", "LaToya", "VanDyke": one inner capital after a prefix. */
