@@ -19,6 +19,12 @@ export interface DetectorInput {
    * Optional: a detector called on its own builds its own (textIndexOf).
    */
   readonly index?: TextIndex;
+  /**
+   * For a view made from another by local edits (the canonical view: escapes decoded, look-alikes
+   * folded), the text of that view. Detectors that scan in windows align their windows with it, so a
+   * stretch the edits did not touch is the same window in both views (classifier-detector.ts).
+   */
+  readonly base?: string;
 }
 
 export interface DetectorFinding {

@@ -182,7 +182,12 @@ interface ConfiguredRuns {
 
 async function runConfiguredDetectors(context: ScanContext, views: TextView[]): Promise<ConfiguredRuns> {
   const { direction, failMode, registry, timeoutMs } = context;
-  const inputs: DetectorInput[] = views.map((view) => ({ text: view.text, direction, index: new TextIndex(view.text) }));
+  const inputs: DetectorInput[] = views.map((view) => ({
+    text: view.text,
+    direction,
+    index: new TextIndex(view.text),
+    ...(view.kind === 'canonical' ? { base: (views[0] as TextView).text } : {}),
+  }));
   const deadline = context.entries.length > 0 ? new Deadline(timeoutMs) : undefined;
   const runs = await Promise.all(
     context.entries.map(async (entry) => {

@@ -176,3 +176,38 @@ export function sourceCodeText(length: number, offset = 0): string {
   while (text.length < length + offset && text.length > 0) text += `\n${text}`;
   return text.slice(offset, offset + length);
 }
+
+/**
+ * Real English as LLM tools see it: the README.md of every package installed in node_modules (markdown,
+ * links, badges, escapes, as they are), in sorted path order, joined by blank lines. The same lockfile
+ * gives the same text (about 2 MB). Unlike generateProse's small vocabulary, it has the word variety of
+ * real prompts and tool results, which is what makes feature hashing and the heads' weight lookups
+ * cost what they cost in production.
+ */
+export function readmeProse(): string {
+  const nm = path.join(PACKAGE_ROOT, 'node_modules');
+  const dirs: string[] = [];
+  for (const entry of fs.readdirSync(nm).sort()) {
+    if (entry.startsWith('.')) continue;
+    if (entry.startsWith('@')) {
+      for (const sub of fs.readdirSync(path.join(nm, entry)).sort()) dirs.push(path.join(nm, entry, sub));
+    } else dirs.push(path.join(nm, entry));
+  }
+  const parts: string[] = [];
+  for (const dir of dirs) {
+    const file = path.join(dir, 'README.md');
+    if (fs.existsSync(file)) parts.push(fs.readFileSync(file, 'utf8'));
+  }
+  return parts.join('\n\n');
+}
+
+/** `count` texts of `length` characters from readmeProse(), starting `step` characters apart (wrapping around). */
+export function readmeTexts(count: number, length: number, step = 25_000): string[] {
+  const all = readmeProse();
+  if (all.length < length) throw new Error(`only ${all.length} characters of README prose in node_modules`);
+  const doubled = all + '\n\n' + all;
+  return Array.from({ length: count }, (_, i) => {
+    const start = (i * step) % all.length;
+    return doubled.slice(start, start + length);
+  });
+}

@@ -7,7 +7,8 @@ import { ClassifierRouter } from './router';
 /**
  * The detector of one classifier type (prompt_attack, jailbreak, moderated_content/*). It asks the
  * router for its type's score on every window of the text it is given (the engine calls it once per
- * view: normalised, canonical, decoded) and reports one finding per window scoring at least the lowest
+ * view: normalised, canonical, decoded; the canonical view's windows are aligned with the normalised
+ * view's, so its unedited windows are the same texts and the shared calls answer them) and reports one finding per window scoring at least the lowest
  * cut-off (L4), spanning the window; overlapping windows that both fire are merged by the engine.
  * Scores below L4 can never fire, so they are not reported (no noise in the findings list).
  *
@@ -24,7 +25,7 @@ export class ClassifierDetector implements Detector {
   ) {}
 
   async detect(input: DetectorInput, signal: AbortSignal): Promise<DetectorFinding[]> {
-    const windows = await this.router().scoreWindows(this.type, input.text, signal);
+    const windows = await this.router().scoreWindows(this.type, input.text, signal, input.base);
     const findings: DetectorFinding[] = [];
     for (const w of windows) {
       if (w.score < MIN_REPORTED_CONFIDENCE) continue;

@@ -1,6 +1,6 @@
 import { CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierType } from './backend';
 import { SharedClassifyCalls, type SharedCallOptions } from './shared-calls';
-import { windowSpans, type TextWindow, type WindowOptions } from './windows';
+import { alignedWindowSpans, windowSpans, type TextWindow, type WindowOptions } from './windows';
 
 /**
  * Chooses the backend for each classifier type and scores texts window by window.
@@ -67,13 +67,16 @@ export class ClassifierRouter {
   }
 
   /**
-   * Scores `type` on every window of `text` (windows.ts). Throws when the backend fails or answers
-   * without a valid score for the type (a malformed answer is an error, never a pass).
+   * Scores `type` on every window of `text` (windows.ts); with `base` (the view `text` was derived from
+   * by local edits) the windows are aligned with base's, so unedited ones are shared calls. Throws when
+   * the backend fails or answers without a valid score for the type (a malformed answer is an error,
+   * never a pass).
    */
-  async scoreWindows(type: ClassifierType, text: string, signal: AbortSignal): Promise<WindowScore[]> {
+  async scoreWindows(type: ClassifierType, text: string, signal: AbortSignal, base?: string): Promise<WindowScore[]> {
     if (text.trim() === '') return [];
     const backend = this.backendFor(type);
-    const spans = windowSpans(text.length, text, this.options.windows);
+    const spans =
+      base === undefined ? windowSpans(text.length, text, this.options.windows) : alignedWindowSpans(text, base, this.options.windows);
     const results = await this.calls.classifyAll(
       backend,
       spans.map((w) => text.slice(w.start, w.end)),

@@ -103,9 +103,14 @@ export class FeatureHasher {
   private tf = new Float64Array(4096);
   private readonly scratch: SparseVector = { index: new Int32Array(4096), value: new Float32Array(4096), length: 0 };
 
+  /**
+   * `generic` forces the general n-gram loop even for the settings that have an unrolled one (tests use
+   * it as the reference the unrolled loops must match).
+   */
   constructor(
     readonly params: HashingParams,
     readonly heuristicCount: number,
+    private readonly generic = false,
   ) {
     const buckets = 1 << params.bits;
     this.dimension = buckets + heuristicCount;
@@ -200,7 +205,7 @@ export class FeatureHasher {
     const touched = this.touched;
     const shift = this.shift;
     let touchedCount = this.touchedCount;
-    if (charMin === 3 && charMax === 4) {
+    if (charMin === 3 && charMax === 4 && !this.generic) {
       // The shipped setting, unrolled: the same hashes in the same order as the general loop below.
       const s3 = salts[3] as number;
       const s4 = salts[4] as number;
@@ -216,6 +221,22 @@ export class FeatureHasher {
         h = Math.imul(h ^ (units[i + 3] as number), FNV_PRIME);
         b = fmix((h ^ s4) >>> 0) >>> shift;
         c = counts[b] as number;
+        if (c === 0) touched[touchedCount++] = b;
+        if (c !== MAX_COUNT) counts[b] = c + 1;
+      }
+      this.touchedCount = touchedCount;
+      return;
+    }
+    if (charMin === 4 && charMax === 4 && !this.generic) {
+      // Character 4-grams only (the shipped setting), unrolled: the same hashes as the general loop below.
+      const s4 = salts[4] as number;
+      for (let i = 0; i + 4 <= n; i++) {
+        let h = Math.imul(FNV_OFFSET ^ (units[i] as number), FNV_PRIME);
+        h = Math.imul(h ^ (units[i + 1] as number), FNV_PRIME);
+        h = Math.imul(h ^ (units[i + 2] as number), FNV_PRIME);
+        h = Math.imul(h ^ (units[i + 3] as number), FNV_PRIME);
+        const b = fmix((h ^ s4) >>> 0) >>> shift;
+        const c = counts[b] as number;
         if (c === 0) touched[touchedCount++] = b;
         if (c !== MAX_COUNT) counts[b] = c + 1;
       }

@@ -1,6 +1,7 @@
 import { CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierScores, type ClassifierType } from '../../../../src/detection/classifiers/backend';
 import { ClassifierDetector, classifierDetectorFactory } from '../../../../src/detection/classifiers/classifier-detector';
 import { ClassifierRouter } from '../../../../src/detection/classifiers/router';
+import { windowSpans } from '../../../../src/detection/classifiers/windows';
 import { createDetectionEngine } from '../../../../src/detection/engine';
 import { DetectorRegistry } from '../../../../src/detection/registry';
 import type { DetectorFactory } from '../../../../src/detection/detector';
@@ -43,6 +44,24 @@ describe('classifier router', () => {
     expect(result.outcomes.every((o) => o.status === 'ok')).toBe(true);
     expect(spy.calls).toHaveLength(3);
     expect(new Set(spy.calls).size).toBe(3);
+  });
+
+  it('the canonical view re-scores only the windows its edits touched (its windows are aligned with the normalised view)', async () => {
+    const spy = spyBackend('builtin', () => 0.1);
+    const engine = engineFor(new ClassifierRouter({ backends: [spy.backend] }));
+    const words = Array.from({ length: 15_000 }, (_, i) => `w${i}`);
+    // Two HTML references 50 KB apart: the engine adds a canonical view with them decoded.
+    words[2000] = 'fish&amp;chips';
+    words[9000] = 'caf&#233;';
+    const text = words.join(' '); // ~94 KB
+    const result = await engine.evaluate({ text, direction: 'input', config: allModeration });
+    expect(result.outcomes.every((o) => o.status === 'ok')).toBe(true);
+    const windowsPerView = windowSpans(text.length).length; // 52
+    expect(windowsPerView).toBeGreaterThan(50);
+    expect(spy.calls.length).toBeGreaterThanOrEqual(windowsPerView + 2);
+    expect(spy.calls.length).toBeLessThanOrEqual(windowsPerView + 4);
+    expect(spy.calls.filter((c) => c.includes('fish&chips'))).not.toHaveLength(0);
+    expect(spy.calls.filter((c) => c.includes('café'))).not.toHaveLength(0);
   });
 
   it('routes per type by configuration and validates it at construction', async () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_HASHING, FeatureHasher } from '../../../../src/detection/classifiers/builtin/features';
 import { ATTACK_SIGNALS, execSignal, TRIGGERS } from '../../../../src/detection/classifiers/builtin/heuristics';
 import { prepareText, squashText } from '../../../../src/detection/classifiers/builtin/text-prep';
 import { TriggerIndex } from '../../../../src/detection/classifiers/builtin/triggers';
@@ -96,5 +97,22 @@ describe('builtin text preparation: fast paths equal the regex versions', () => 
       }
     }
     expect(matches).toBeGreaterThan(10);
+  });
+});
+
+describe('feature hashing: the unrolled character n-gram loops', () => {
+  it('give the same vectors as the general loop (character 3–4-grams and 4-grams only)', () => {
+    for (const charMin of [3, 4]) {
+      const params = { ...DEFAULT_HASHING, keepPunctuation: true, charMin, charMax: 4 };
+      const fast = new FeatureHasher(params, 2);
+      const generic = new FeatureHasher(params, 2, true);
+      for (const text of [...EDGE, ...parityTexts().slice(0, 120)]) {
+        const prepared = prepareText(text);
+        const a = fast.extract(prepared, [1]);
+        const b = generic.extract(prepared, [1]);
+        expect(Array.from(a.index)).toEqual(Array.from(b.index));
+        expect(Array.from(a.value)).toEqual(Array.from(b.value));
+      }
+    }
   });
 });
