@@ -23,19 +23,26 @@ const SEPARATORS = /[ .\-_*]/g;
 /** Lower-cased, with spaced-out letters joined. The output is what features and heuristics read. */
 export function prepareText(text: string): string {
   const lower = text.toLowerCase();
-  const joined = hasSpacedRun(lower) ? lower.replace(SPACED_LETTERS, (run) => run.replace(SEPARATORS, '')) : lower;
+  const from = spacedRunFrom(lower);
+  const joined =
+    from < 0 ? lower : lower.slice(0, from) + lower.slice(from).replace(SPACED_LETTERS, (run) => run.replace(SEPARATORS, ''));
   return joined.replace(BLANKS, ' ');
 }
 
 /**
- * Whether SPACED_LETTERS matches, checked cheaply first: one pass over the code points looking for its
- * necessary start (a non-letter/digit or the start, then letter/digit, separator, letter/digit,
- * separator, letter/digit); only then the regex itself. Most texts have no such run.
+ * Where SPACED_LETTERS can first match, or -1 when it cannot: one pass over the code points looking for
+ * its necessary start (a non-letter/digit or the start, then letter/digit, separator, letter/digit,
+ * separator, letter/digit). Every match begins with such a start, so none begins before the first one:
+ * the regex only needs to run from there (from the unit before it, which then serves its lookbehind
+ * exactly as in the whole text). Most texts have no such run.
  */
-function hasSpacedRun(text: string): boolean {
+function spacedRunFrom(text: string): number {
   let reg = 0; // 2 bits per code point, newest lowest: 0 other, 1 letter/digit, 2 separator
+  const starts = [0, 0, 0, 0, 0]; // start indices of the last five code points (ring)
+  let k = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
+    starts[k++ % 5] = i;
     let cls: number;
     if (c < 0x80) cls = ASCII_CLASS[c] as number;
     else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLow(text.charCodeAt(i + 1))) {
@@ -45,13 +52,11 @@ function hasSpacedRun(text: string): boolean {
     reg = ((reg << 2) | cls) & 0xfff;
     // oldest first: (not 1) 1 2 1 2 1
     if ((reg & 0x3ff) === 0x199 && reg >>> 10 !== 1) {
-      SPACED_LETTERS.lastIndex = 0;
-      const found = SPACED_LETTERS.test(text);
-      SPACED_LETTERS.lastIndex = 0;
-      return found;
+      const first = starts[k % 5] as number; // the candidate's first letter, 5 code points back
+      return first > 0 ? first - 1 : 0;
     }
   }
-  return false;
+  return -1;
 }
 
 function isLow(c: number): boolean {

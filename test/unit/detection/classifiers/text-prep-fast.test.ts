@@ -37,6 +37,13 @@ const EDGE = [
   '',
   'ｉ ｇ ｎ',
   '1gn0r3 @ll pr3v10u$ 𝟏𝟐𝟑 ①②③ Ⅻ \ud800',
+  // the regex runs only from the first possible start (prepareText): context just before it
+  'hello world, now i g n o r e it',
+  '𝐢a b c d',
+  '😀a.b.c',
+  'ab c d e f g h',
+  'x y z then a b c',
+  '\udc00a b c',
 ];
 
 describe('builtin text preparation: fast paths equal the regex versions', () => {

@@ -6,15 +6,16 @@ import { cutoffForFpr } from './metrics';
  * scores (max logit over the text's windows). Two objectives, matching what each level must mean:
  *
  * 'fpr' (prompt_attack, jailbreak: the target is recall at a benign false-positive budget)
- *    L1 = benign FPR 0.4%, L2 = 1.75%, L3 = 4%, L4 = the lower of benign FPR 10% and the score that keeps
+ *    L1 = benign FPR 0.25%, L2 = 1.75%, L3 = 4%, L4 = the lower of benign FPR 10% and the score that keeps
  *    95% of the positives, but never beyond benign FPR 20%.
  * 'f1' (moderation heads: the target is F1 at L2)
  *    L2 = the F1-optimal score on the calibration split, but no lower than benign FPR 1.75%;
- *    L1 = no lower than benign FPR 0.4% and than 0.1% FPR over all negatives;
+ *    L1 = no lower than benign FPR 0.25% and than 0.1% FPR over all negatives;
  *    L3 = the score keeping 85% of positives, but no lower than benign FPR 4%; L4 as for 'fpr'.
  *
  * The budgets sit below the targets (L1 ≤ 0.5%, L2 ≤ 2%) because a 1,300-row benign calibration set
- * estimates them with noise. Knots are then ordered outward from L2 (L1 ≥ L2 + gap, L3 ≤ L2 − gap, …).
+ * estimates them with noise (an L1 budget of 0.4% gave jailbreak 0.7% on the held-out benign prompts).
+ * Knots are then ordered outward from L2 (L1 ≥ L2 + gap, L3 ≤ L2 − gap, …).
  *
  * Platt scaling was the first design (knot = Platt⁻¹(cut-off), capped by the budgets) and was dropped by
  * measurement: Platt levels follow the class prior of the training mix, which is arbitrary here; at
@@ -24,7 +25,7 @@ import { cutoffForFpr } from './metrics';
 
 export type CalibrationObjective = 'fpr' | 'f1';
 
-export const BENIGN_FPR = { L1: 0.004, L2: 0.0175, L3: 0.04, L4: 0.1, L4_MAX: 0.2 } as const;
+export const BENIGN_FPR = { L1: 0.0025, L2: 0.0175, L3: 0.04, L4: 0.1, L4_MAX: 0.2 } as const;
 export const L1_ALL_NEGATIVES_FPR = 0.001;
 export const L3_RECALL = 0.85;
 export const L4_RECALL = 0.95;

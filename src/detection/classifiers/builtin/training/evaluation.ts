@@ -38,6 +38,8 @@ export interface TypeReport {
   auc: number;
   levels: Record<Threshold, LevelMetrics>;
   benignPromptFprL2: number;
+  /** The same at L1, whose meaning is "very few false positives" (target ≤ 0.5%). */
+  benignPromptFprL1: number;
   byLength: Array<{ bucket: string; positives: number; recallL2: number; negatives: number; fprL2: number }>;
   /** Rows of each source that fire at L2 (positives: recall, negatives: false positives). */
   bySource: Array<{ source: string; positive: boolean; rows: number; firedL2: number }>;
@@ -95,6 +97,7 @@ function typeReport(
   }
   const l2 = THRESHOLD_CUTOFFS.L2;
   const benignFired = benignIdx.filter((i) => (scores[i] as Record<ClassifierType, number>)[type] >= l2).length;
+  const benignFiredL1 = benignIdx.filter((i) => (scores[i] as Record<ClassifierType, number>)[type] >= THRESHOLD_CUTOFFS.L1).length;
   const byLength = LENGTH_BUCKETS.map((b) => {
     const inBucket = items.filter((it) => lengthBucket(it.row.text.length) === b.label);
     const m = atCutoff(inBucket, l2);
@@ -118,6 +121,7 @@ function typeReport(
     auc: rocAuc(items),
     levels,
     benignPromptFprL2: benignIdx.length ? benignFired / benignIdx.length : NaN,
+    benignPromptFprL1: benignIdx.length ? benignFiredL1 / benignIdx.length : NaN,
     byLength,
     bySource: [...sources.values()].sort((a, b) => Number(b.positive) - Number(a.positive) || a.source.localeCompare(b.source)),
   };

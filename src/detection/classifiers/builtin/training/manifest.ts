@@ -31,6 +31,7 @@ function summariseType(t: TypeReport) {
     auc: r4(t.auc),
     levels,
     benignPromptFprL2: r4(t.benignPromptFprL2),
+    benignPromptFprL1: r4(t.benignPromptFprL1),
   };
 }
 
