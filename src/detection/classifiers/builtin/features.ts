@@ -92,8 +92,7 @@ export class FeatureHasher {
   private readonly counts: Uint16Array;
   private readonly touched: Int32Array;
   private touchedCount = 0;
-  private readonly out: Float32Array;
-  private readonly outTouched: Int32Array;
+  /** Entries written so far by flushBlock into `scratch` (both blocks, before the heuristic features). */
   private outCount = 0;
   private readonly salts: Int32Array;
   /** Scratch: the character stream of charBlock; the TF values of flushBlock. */
@@ -117,21 +116,20 @@ export class FeatureHasher {
     this.shift = 32 - params.bits;
     this.counts = new Uint16Array(buckets);
     this.touched = new Int32Array(buckets);
-    this.out = new Float32Array(buckets);
-    this.outTouched = new Int32Array(buckets);
     // One salt per n-gram kind: char n (index n), word unigram (index 8), word bigram (index 9).
     this.salts = new Int32Array(10);
     for (let i = 0; i < this.salts.length; i++) this.salts[i] = fmix((params.seed ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0) | 0;
   }
 
-  /** Features of `prepared`, with the heuristic signals at the given indices (0-based) set. */
+  /**
+   * Features of `prepared`, with the heuristic signals at the given indices (0-based) set. A bucket that
+   * both a character and a word n-gram fell into appears twice (once per block): every consumer is linear
+   * in the vector (dot products, gradients, count sums), so that is the same as one summed entry, and it
+   * spares a bucket-sized table of running sums (a random read-modify-write per entry).
+   */
   extract(prepared: string, heuristicHits: readonly number[] = []): SparseVector {
-    this.fill(prepared);
-    const n = this.outCount + heuristicHits.length;
-    const index = new Int32Array(n);
-    const value = new Float32Array(n);
-    this.drain(index, value, heuristicHits);
-    return { index, value, length: n };
+    const v = this.extractScratch(prepared, heuristicHits);
+    return { index: v.index.slice(0, v.length), value: v.value.slice(0, v.length), length: v.length };
   }
 
   /**
@@ -139,44 +137,34 @@ export class FeatureHasher {
    * for scoring right away.
    */
   extractScratch(prepared: string, heuristicHits: readonly number[] = []): SparseVector {
-    this.fill(prepared);
-    const n = this.outCount + heuristicHits.length;
-    const v = this.scratch;
-    if (v.index.length < n) {
-      v.index = new Int32Array(n + 1024);
-      v.value = new Float32Array(n + 1024);
-    }
-    this.drain(v.index, v.value, heuristicHits);
-    v.length = n;
-    return v;
-  }
-
-  /** Both blocks into `out` / `outTouched`. */
-  private fill(prepared: string): void {
     this.outCount = 0;
     this.charBlock(prepared);
     this.flushBlock(this.params.charWeight);
     this.wordBlock(this.unitCount);
     this.flushBlock(this.params.wordWeight);
-  }
-
-  /** Copies the output (touched order, then the heuristic features) into index / value and clears it. */
-  private drain(index: Int32Array, value: Float32Array, heuristicHits: readonly number[]): void {
-    const out = this.out;
-    const outTouched = this.outTouched;
+    const v = this.scratch;
     const count = this.outCount;
-    for (let i = 0; i < count; i++) {
-      const b = outTouched[i] as number;
-      index[i] = b;
-      value[i] = out[b] as number;
-      out[b] = 0;
-    }
+    this.reserve(count + heuristicHits.length);
     const base = 1 << this.params.bits;
     for (let j = 0; j < heuristicHits.length; j++) {
-      index[count + j] = base + (heuristicHits[j] as number);
-      value[count + j] = HEURISTIC_VALUE;
+      v.index[count + j] = base + (heuristicHits[j] as number);
+      v.value[count + j] = HEURISTIC_VALUE;
     }
+    v.length = count + heuristicHits.length;
     this.outCount = 0;
+    return v;
+  }
+
+  /** Grows the scratch vector to hold `n` entries, keeping what it holds. */
+  private reserve(n: number): void {
+    const v = this.scratch;
+    if (v.index.length >= n) return;
+    const index = new Int32Array(n + 1024);
+    const value = new Float32Array(n + 1024);
+    index.set(v.index.subarray(0, this.outCount));
+    value.set(v.value.subarray(0, this.outCount));
+    v.index = index;
+    v.value = value;
   }
 
   /** Character n-grams over the text with every non-word (or whitespace) run folded to one space, padded by spaces. */
@@ -322,16 +310,19 @@ export class FeatureHasher {
       norm += v * v;
     }
     const scale = norm > 0 ? weight / Math.sqrt(norm) : 0;
-    const out = this.out;
+    this.reserve(this.outCount + n);
+    const index = this.scratch.index;
+    const value = this.scratch.value;
+    let at = this.outCount;
     for (let i = 0; i < n; i++) {
       const b = touched[i] as number;
+      index[at] = b;
       // Math.fround: the same float32 value the count array held before this was optimised.
-      const add = Math.fround(tf[i] as number) * scale;
-      const prev = out[b] as number;
-      if (prev === 0) this.outTouched[this.outCount++] = b;
-      out[b] = prev + add;
+      value[at] = Math.fround(tf[i] as number) * scale;
+      at++;
       counts[b] = 0;
     }
+    this.outCount = at;
     this.touchedCount = 0;
   }
 }

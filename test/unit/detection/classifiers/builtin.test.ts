@@ -137,8 +137,8 @@ describe('builtin model: windowing of long inputs', () => {
 
 /** Filled from the committed artefact; any retraining must update these (that is the point). */
 const EXPECTED: Record<string, number[]> = {
-  override: [0.9228, 0.0938, 0.0426, 0.0006, 0.1314],
-  persona: [0.9996, 1, 0.0755, 0.0073, 0.085],
-  benign: [0.0797, 0.0627, 0.1009, 0.0186, 0.1739],
-  hateful: [0.4179, 0.2853, 0.775, 0.0479, 0.1433],
+  override: [0.9263, 0.092, 0.0463, 0.0006, 0.1314],
+  persona: [0.9997, 1, 0.073, 0.0075, 0.085],
+  benign: [0.0814, 0.0618, 0.0991, 0.0189, 0.1739],
+  hateful: [0.418, 0.2844, 0.7745, 0.048, 0.1433],
 };
