@@ -1,5 +1,5 @@
 import { CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierType } from './backend';
-import { SharedClassifyCalls, type SharedCallOptions } from './shared-calls';
+import { contentDigest, SharedClassifyCalls, type SharedCallOptions } from './shared-calls';
 import { alignedWindowSpans, windowSpans, type TextWindow, type WindowOptions } from './windows';
 
 /**
@@ -34,9 +34,26 @@ export interface WindowScore extends TextWindow {
   score: number;
 }
 
+/** A text's windows, their contents and content digests (computed once for all the detectors asking). */
+interface WindowPlan {
+  base: string | undefined;
+  spans: TextWindow[];
+  texts: string[];
+  digests: string[];
+}
+
+/** Window plans kept for the texts asked about most recently, up to this many UTF-16 units in all. */
+const PLAN_CACHE_UNITS = 2 * 1024 * 1024;
+
 export class ClassifierRouter {
   private readonly routes = new Map<ClassifierType, ClassifierBackend>();
   private readonly calls: SharedClassifyCalls;
+  /**
+   * The 15 detectors of a request each ask for the same view text: its windows are cut and hashed once
+   * (hashing every window per detector was a fifth of a 100 KB Detect). Keyed by the text itself.
+   */
+  private readonly plans = new Map<string, WindowPlan>();
+  private planUnits = 0;
 
   constructor(private readonly options: ClassifierRouterOptions) {
     const byName = new Map<string, ClassifierBackend>();
@@ -75,13 +92,8 @@ export class ClassifierRouter {
   async scoreWindows(type: ClassifierType, text: string, signal: AbortSignal, base?: string): Promise<WindowScore[]> {
     if (text.trim() === '') return [];
     const backend = this.backendFor(type);
-    const spans =
-      base === undefined ? windowSpans(text.length, text, this.options.windows) : alignedWindowSpans(text, base, this.options.windows);
-    const results = await this.calls.classifyAll(
-      backend,
-      spans.map((w) => text.slice(w.start, w.end)),
-      signal,
-    );
+    const { spans, texts, digests } = this.planFor(text, base);
+    const results = await this.calls.classifyAll(backend, texts, signal, digests);
     return spans.map((w, i) => {
       const score = results[i]?.[type];
       if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) {
@@ -89,5 +101,30 @@ export class ClassifierRouter {
       }
       return { start: w.start, end: w.end, score };
     });
+  }
+
+  private planFor(text: string, base: string | undefined): WindowPlan {
+    const known = this.plans.get(text);
+    if (known && known.base === base) return known;
+    const spans =
+      base === undefined ? windowSpans(text.length, text, this.options.windows) : alignedWindowSpans(text, base, this.options.windows);
+    const texts = spans.map((w) => text.slice(w.start, w.end));
+    const plan: WindowPlan = { base, spans, texts, digests: texts.map(contentDigest) };
+    if (known) this.forget(text, known);
+    if (text.length <= PLAN_CACHE_UNITS) {
+      this.plans.set(text, plan);
+      this.planUnits += text.length;
+      while (this.planUnits > PLAN_CACHE_UNITS) {
+        const [oldest, p] = this.plans.entries().next().value as [string, WindowPlan];
+        this.forget(oldest, p);
+      }
+    }
+    return plan;
+  }
+
+  private forget(text: string, plan: WindowPlan): void {
+    if (this.plans.get(text) !== plan) return;
+    this.plans.delete(text);
+    this.planUnits -= text.length;
   }
 }

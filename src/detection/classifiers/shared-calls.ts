@@ -19,6 +19,11 @@ export interface SharedCallOptions {
 }
 
 export const DEFAULT_SHARED_CALL_ENTRIES = 2048;
+
+/** The key of a window's content (SHA-256, base64). */
+export function contentDigest(text: string): string {
+  return createHash('sha256').update(text).digest('base64');
+}
 export const DEFAULT_SHARED_CALL_TTL_MS = 60_000;
 
 interface Entry {
@@ -43,15 +48,18 @@ export class SharedClassifyCalls {
     return this.entries.size;
   }
 
-  /** Scores of every text (one window each), in order; one abort listener for the whole batch. */
-  classifyAll(backend: ClassifierBackend, texts: readonly string[], signal: AbortSignal): Promise<ClassifierScores[]> {
+  /**
+   * Scores of every text (one window each), in order; one abort listener for the whole batch. `digests`
+   * (contentDigest of each text), when the caller already has them, spare hashing the texts again.
+   */
+  classifyAll(backend: ClassifierBackend, texts: readonly string[], signal: AbortSignal, digests?: readonly string[]): Promise<ClassifierScores[]> {
     signal.throwIfAborted();
-    const entries = texts.map((text) => this.entryFor(backend, text));
+    const entries = texts.map((text, i) => this.entryFor(backend, text, digests?.[i] ?? contentDigest(text)));
     return this.wait(entries, signal);
   }
 
-  private entryFor(backend: ClassifierBackend, text: string): Entry {
-    const key = `${backend.name}\u0000${createHash('sha256').update(text).digest('base64')}`;
+  private entryFor(backend: ClassifierBackend, text: string, digest: string): Entry {
+    const key = `${backend.name}\u0000${digest}`;
     const now = Date.now();
     const entry = this.entries.get(key);
     if (entry && !(entry.settled && entry.expires <= now)) {

@@ -1,6 +1,7 @@
 import { CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierScores, type ClassifierType } from '../../../../src/detection/classifiers/backend';
 import { ClassifierDetector, classifierDetectorFactory } from '../../../../src/detection/classifiers/classifier-detector';
 import { ClassifierRouter } from '../../../../src/detection/classifiers/router';
+import * as sharedCalls from '../../../../src/detection/classifiers/shared-calls';
 import { windowSpans } from '../../../../src/detection/classifiers/windows';
 import { createDetectionEngine } from '../../../../src/detection/engine';
 import { DetectorRegistry } from '../../../../src/detection/registry';
@@ -62,6 +63,20 @@ describe('classifier router', () => {
     expect(spy.calls.length).toBeLessThanOrEqual(windowsPerView + 4);
     expect(spy.calls.filter((c) => c.includes('fish&chips'))).not.toHaveLength(0);
     expect(spy.calls.filter((c) => c.includes('café'))).not.toHaveLength(0);
+  });
+
+  it('cuts and hashes a text\'s windows once for all the detectors asking', async () => {
+    const digests = jest.spyOn(sharedCalls, 'contentDigest');
+    try {
+      const spy = spyBackend('builtin', () => 0.1);
+      const engine = engineFor(new ClassifierRouter({ backends: [spy.backend] }));
+      const text = Array.from({ length: 900 }, (_, i) => `v${i}`).join(' '); // 3 windows, one view
+      await engine.evaluate({ text, direction: 'input', config: allModeration });
+      expect(spy.calls).toHaveLength(3);
+      expect(digests).toHaveBeenCalledTimes(3); // not 3 per detector (39)
+    } finally {
+      digests.mockRestore();
+    }
   });
 
   it('routes per type by configuration and validates it at construction', async () => {
