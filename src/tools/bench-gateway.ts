@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
+import { KEEP_MARKER, replaceTrafficSection } from './results-sections';
 
 /**
  * The traffic-path benchmark (npm run bench:gateway): the same calls made directly to a fast fake
@@ -304,11 +305,11 @@ function renderReport(r: ReportInput): string {
     ``,
     `Errors: direct ${r.loadDirect.errors + r.loadDirect.non2xx}, through us ${r.loadGateway.errors + r.loadGateway.non2xx}.`,
     ``,
+    KEEP_MARKER,
   ];
   return lines.join('\n');
 }
 
-/** Replaces the "Traffic path" section of bench/RESULTS.md (other sections are other benchmarks'). */
 function writeSection(section: string): void {
   const file = join(ROOT, 'bench', 'RESULTS.md');
   let current = '';
@@ -317,8 +318,7 @@ function writeSection(section: string): void {
   } catch {
     current = '# Benchmark results\n\n';
   }
-  const re = /## Traffic path \(npm run bench:gateway\)[\s\S]*?(?=\n## |$)/;
-  writeFileSync(file, re.test(current) ? current.replace(re, section.trimEnd() + '\n') : `${current.trimEnd()}\n\n${section}`);
+  writeFileSync(file, replaceTrafficSection(current, section));
 }
 
 main().catch((err: unknown) => {

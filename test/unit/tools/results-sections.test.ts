@@ -1,0 +1,18 @@
+import { KEEP_MARKER, replaceTrafficSection } from '../../../src/tools/results-sections';
+
+describe('bench:gateway rewriting its section of bench/RESULTS.md', () => {
+  const generated = (n: number) => `## Traffic path (npm run bench:gateway)\n\n| run | ${n} |\n\n${KEEP_MARKER}\n`;
+  const file = `# Benchmark results\n\nIntro.\n\n${generated(1)}Hand-written analysis.\n\nMore analysis.\n\n## Detection (signature stage)\n\nOther table.\n`;
+
+  it('replaces the generated part and keeps the analysis below the marker and the other sections', () => {
+    const next = replaceTrafficSection(file, generated(2));
+    expect(next).toBe(`# Benchmark results\n\nIntro.\n\n${generated(2)}Hand-written analysis.\n\nMore analysis.\n\n## Detection (signature stage)\n\nOther table.\n`);
+    expect(replaceTrafficSection(next, generated(1))).toBe(file);
+  });
+
+  it('appends the section to a file without one, and replaces a section without a marker whole', () => {
+    expect(replaceTrafficSection('# Benchmark results\n', generated(3))).toBe(`# Benchmark results\n\n${generated(3)}`);
+    const old = '## Traffic path (npm run bench:gateway)\n\nold table\n\n## Detection (signature stage)\n\nx\n';
+    expect(replaceTrafficSection(old, generated(4))).toBe(`${generated(4)}\n## Detection (signature stage)\n\nx\n`);
+  });
+});
