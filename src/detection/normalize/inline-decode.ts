@@ -1,10 +1,14 @@
+import { decodeHTMLStrict } from 'entities';
 import { identityText, MappedTextBuilder, type MappedText } from './offset-map';
 
 /**
  * In-place decoding of the encodings that hide single characters inside otherwise plain text:
  *
- *   - HTML character references: `&#64;`, `&#x40;` (the `;` optional, as browsers accept) and the named
- *     references of NAMED_ENTITIES (`&commat;`, `&period;`, `&amp;` ...; `;` required);
+ *   - HTML character references: `&#64;`, `&#x40;` (the `;` optional, as browsers accept) and every named
+ *     reference of HTML5 (`&commat;`, `&period;`, `&amp;`, `&omicron;` ...; `;` required): the common ones
+ *     from NAMED_ENTITIES, the other 2,000-odd from the `entities` package (the table htmlparser2 uses).
+ *     Letters matter too: "ign&omicron;re" is "ignοre" with a Greek omicron, which the confusable folding
+ *     then turns into "ignore";
  *   - URL percent-encoding: runs of `%XX` decoded as UTF-8 (`%6A%61%6E%65%40` → `jane@`); a run that is
  *     not valid UTF-8 is left alone.
  *
@@ -24,7 +28,7 @@ const NAMED_ENTITIES: Readonly<Record<string, string>> = Object.freeze({
   rdquo: '\u201d', hellip: '\u2026', middot: '\u00b7', bull: '\u2022', copy: '\u00a9', reg: '\u00ae',
 });
 
-const ENTITY = /&(?:#(\d{1,7});?|#[xX]([0-9A-Fa-f]{1,6});?|([A-Za-z][A-Za-z0-9]{1,15});)/g;
+const ENTITY = /&(?:#(\d{1,7});?|#[xX]([0-9A-Fa-f]{1,6});?|([A-Za-z][A-Za-z0-9]{1,31});)/g;
 const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -50,7 +54,11 @@ export function decodeHtmlEntities(source: string, base?: MappedText): MappedTex
 }
 
 function entityValue(m: RegExpExecArray): string | undefined {
-  if (m[3] !== undefined) return Object.prototype.hasOwnProperty.call(NAMED_ENTITIES, m[3]) ? NAMED_ENTITIES[m[3]] : undefined;
+  if (m[3] !== undefined) {
+    if (Object.prototype.hasOwnProperty.call(NAMED_ENTITIES, m[3])) return NAMED_ENTITIES[m[3]];
+    const decoded = decodeHTMLStrict(m[0]);
+    return decoded === m[0] ? undefined : decoded;
+  }
   const cp = m[1] !== undefined ? Number.parseInt(m[1], 10) : Number.parseInt(m[2] as string, 16);
   if (!Number.isFinite(cp) || cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return undefined;
   return String.fromCodePoint(cp);

@@ -34,6 +34,7 @@ describe('engine: e-mail addresses hidden by formatting are found, with spans in
     ['URL encoding', 'see %6A%61%6E%65%40%61%63%6D%65-corp.com now', '%6A%61%6E%65%40%61%63%6D%65-corp.com'],
     ['HTML decimal reference', 'mail jane&#64;acme-corp.com now', 'jane&#64;acme-corp.com'],
     ['HTML hex and named references', 'mail jane&#x40;acme-corp&period;com now', 'jane&#x40;acme-corp&period;com'],
+    ['HTML5 named references beyond the common ones', 'mail j&omicron;hn&commat;acme-corp&period;c&omicron;m now', 'j&omicron;hn&commat;acme-corp&period;c&omicron;m'],
     ['hex', `blob ${Buffer.from('jane@acme-corp.com').toString('hex')} end`, Buffer.from('jane@acme-corp.com').toString('hex')],
     ['base64 of URL-encoded', `x ${b64('%6A%61%6E%65%40acme-corp.com')} y`, b64('%6A%61%6E%65%40acme-corp.com')],
   ])('%s', async (_name, text, expected) => {
