@@ -8,7 +8,7 @@ import { decide, MAX_FINDINGS_PER_DETECTOR, mergeFindings, type FailedDetector, 
 import type { DetectorFinding, DetectorInput } from './detector';
 import { Deadline, runDetector } from './detector-runner';
 import { anyEntryMatches, matchListSpans, RuleCache, type CompiledRules } from './match-rules';
-import { buildViews, type TextView } from './normalize';
+import { alignmentBase, buildViews, type TextView } from './normalize';
 import { defaultRegistry, type DetectorRegistry } from './registry';
 import { findAll, type Span } from './regex-scan';
 import { TextIndex } from './text-index';
@@ -182,12 +182,10 @@ interface ConfiguredRuns {
 
 async function runConfiguredDetectors(context: ScanContext, views: TextView[]): Promise<ConfiguredRuns> {
   const { direction, failMode, registry, timeoutMs } = context;
-  const inputs: DetectorInput[] = views.map((view) => ({
-    text: view.text,
-    direction,
-    index: new TextIndex(view.text),
-    ...(view.kind === 'canonical' ? { base: (views[0] as TextView).text } : {}),
-  }));
+  const inputs: DetectorInput[] = views.map((view) => {
+    const base = alignmentBase(view, views);
+    return { text: view.text, direction, index: new TextIndex(view.text), ...(base === undefined ? {} : { base }) };
+  });
   const deadline = context.entries.length > 0 ? new Deadline(timeoutMs) : undefined;
   const runs = await Promise.all(
     context.entries.map(async (entry) => {

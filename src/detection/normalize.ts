@@ -36,5 +36,5 @@ export function normalizeLiteral(literal: string): { normalized: string; folded:
   return { normalized, folded: foldLookalikes(normalized).text };
 }
 
-export { buildViews, canonicalize, MAX_DECODE_DEPTH, MAX_DECODED_SEGMENTS, type TextView, type ViewKind } from './normalize/views';
+export { alignmentBase, buildViews, canonicalize, MAX_DECODE_DEPTH, MAX_DECODED_SEGMENTS, type TextView, type ViewKind } from './normalize/views';
 export type { MappedText, Span } from './normalize/offset-map';

@@ -1,6 +1,6 @@
 import { CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierType } from './backend';
 import { contentDigest, SharedClassifyCalls, type SharedCallOptions } from './shared-calls';
-import { alignedWindowSpans, windowSpans, type TextWindow, type WindowOptions } from './windows';
+import { alignedWindowSpans, type TextWindow, type WindowOptions } from './windows';
 
 /**
  * Chooses the backend for each classifier type and scores texts window by window.
@@ -93,7 +93,7 @@ export class ClassifierRouter {
     if (text.trim() === '') return [];
     const backend = this.backendFor(type);
     const { spans, texts, digests } = this.planFor(text, base);
-    const results = await this.calls.classifyAll(backend, texts, signal, digests);
+    const results = await this.calls.classifyAll(backend, texts, digests, signal);
     return spans.map((w, i) => {
       const score = results[i]?.[type];
       if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) {
@@ -106,8 +106,7 @@ export class ClassifierRouter {
   private planFor(text: string, base: string | undefined): WindowPlan {
     const known = this.plans.get(text);
     if (known && known.base === base) return known;
-    const spans =
-      base === undefined ? windowSpans(text.length, text, this.options.windows) : alignedWindowSpans(text, base, this.options.windows);
+    const spans = alignedWindowSpans(text, base, this.options.windows);
     const texts = spans.map((w) => text.slice(w.start, w.end));
     const plan: WindowPlan = { base, spans, texts, digests: texts.map(contentDigest) };
     if (known) this.forget(text, known);

@@ -50,11 +50,11 @@ export class SharedClassifyCalls {
 
   /**
    * Scores of every text (one window each), in order; one abort listener for the whole batch. `digests`
-   * (contentDigest of each text), when the caller already has them, spare hashing the texts again.
+   * are the texts' contentDigest, computed by the caller (once per text, however many detectors ask).
    */
-  classifyAll(backend: ClassifierBackend, texts: readonly string[], signal: AbortSignal, digests?: readonly string[]): Promise<ClassifierScores[]> {
+  classifyAll(backend: ClassifierBackend, texts: readonly string[], digests: readonly string[], signal: AbortSignal): Promise<ClassifierScores[]> {
     signal.throwIfAborted();
-    const entries = texts.map((text, i) => this.entryFor(backend, text, digests?.[i] ?? contentDigest(text)));
+    const entries = texts.map((text, i) => this.entryFor(backend, text, digests[i] as string));
     return this.wait(entries, signal);
   }
 

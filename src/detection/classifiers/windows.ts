@@ -73,13 +73,14 @@ const EDGE_SEARCH = 256;
  * Alignment is an optimisation only: an edge that cannot be located (an edit right next to it) keeps
  * the position the previous edges imply, and whatever happens the windows cover `text` from 0 to its
  * end, each overlapping the one before by at least `overlap` units (a window is extended back when
- * needed), so nothing in `text` is scanned less than by windowSpans.
+ * needed), so nothing in `text` is scanned less than by windowSpans. Without `base`, windowSpans.
  */
-export function alignedWindowSpans(text: string, base: string, options: WindowOptions = {}): TextWindow[] {
-  const overlap = options.overlap ?? WINDOW_OVERLAP;
-  const baseSpans = windowSpans(base.length, base, options);
+export function alignedWindowSpans(text: string, base: string | undefined, options: WindowOptions = {}): TextWindow[] {
   const own = windowSpans(text.length, text, options);
-  if (own.length === 1 || baseSpans.length === 1 || text === base) return text === base ? baseSpans : own;
+  if (base === undefined || text === base || own.length === 1) return own;
+  const baseSpans = windowSpans(base.length, base, options);
+  if (baseSpans.length === 1) return own;
+  const overlap = options.overlap ?? WINDOW_OVERLAP;
   let delta = 0;
   const locate = (p: number): number => {
     if (p <= 0) return 0;

@@ -16,7 +16,11 @@ import { identityText, MappedTextBuilder, type MappedText } from './offset-map';
  * "jane@acme.com" and a finding on it maps to exactly "jane&#64;acme.com".
  */
 
-/** Named references worth decoding: punctuation used to hide e-mail addresses and URLs, and the usual ones. */
+/**
+ * Named references worth decoding: punctuation used to hide e-mail addresses and URLs, and the usual ones.
+ * Looked up before the HTML5 table of `entities`, and they win where the two differ: `&tilde;` is "~" here
+ * (HTML5: U+02DC), `&fullstop;` is not HTML5, and the spaces are plain spaces.
+ */
 const NAMED_ENTITIES: Readonly<Record<string, string>> = Object.freeze({
   amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', commat: '@', period: '.', fullstop: '.',
   lowbar: '_', UnderBar: '_', hyphen: '\u2010', dash: '\u2010', minus: '\u2212', plus: '+', colon: ':',

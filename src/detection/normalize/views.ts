@@ -71,6 +71,14 @@ function addTextViews(views: TextView[], source: string, base: MappedText | unde
   return canonical;
 }
 
+/**
+ * The text of the view `view` was made from by local edits, when it was (the canonical view: its
+ * normalised view); window-based scanning aligns its windows with it (classifiers/windows.ts).
+ */
+export function alignmentBase(view: TextView, views: readonly TextView[]): string | undefined {
+  return view.kind === 'canonical' ? views[0]?.text : undefined;
+}
+
 /** Decoding of inline encodings, folding and e-mail rewriting, on top of a normalized text. */
 export function canonicalize(normalized: MappedText): MappedText {
   let current = decodeHtmlEntities(normalized.text, normalized);

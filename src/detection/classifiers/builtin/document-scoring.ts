@@ -1,6 +1,6 @@
-import { buildViews } from '../../normalize';
+import { alignmentBase, buildViews } from '../../normalize';
 import { CLASSIFIER_TYPES, type ClassifierScores, type ClassifierType } from '../backend';
-import { alignedWindowSpans, windowSpans } from '../windows';
+import { alignedWindowSpans } from '../windows';
 import type { BuiltinModel } from './builtin-model';
 
 /**
@@ -18,9 +18,7 @@ export function scoreDocument(model: BuiltinModel, text: string): Record<Classif
   const seen = views.length > 1 ? new Set<string>() : undefined;
   for (const view of views) {
     if (view.text.trim() === '') continue;
-    const base = view.kind === 'canonical' ? views[0]?.text : undefined;
-    const spans = base === undefined ? windowSpans(view.text.length, view.text) : alignedWindowSpans(view.text, base);
-    for (const w of spans) {
+    for (const w of alignedWindowSpans(view.text, alignmentBase(view, views))) {
       const windowText = view.text.slice(w.start, w.end);
       if (seen) {
         if (seen.has(windowText)) continue;
