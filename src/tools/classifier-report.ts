@@ -12,8 +12,6 @@ import type { Manifest } from '../detection/classifiers/builtin/training/manifes
 /** The package root, from src/tools (ts) or dist/tools (compiled). */
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 export const REPORT_FILE = path.join(PACKAGE_ROOT, 'bench', 'CLASSIFIERS.md');
-const SPEED_START = '<!-- speed:start -->';
-const SPEED_END = '<!-- speed:end -->';
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
 const num = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
@@ -91,25 +89,44 @@ export function manifestSection(m: Manifest): string[] {
   return lines;
 }
 
-export function readSpeedSection(): string | undefined {
+/** Sections of bench/CLASSIFIERS.md that other tools write and writeReport keeps (marker name → title). */
+const KEPT_SECTIONS: ReadonlyArray<{ name: string; placeholder: string }> = [
+  { name: 'lofo', placeholder: '## Leave one source family out\n\nNot measured yet: run `npm run eval:lofo`.' },
+  { name: 'speed', placeholder: '## Speed\n\nNot measured yet: run `npm run bench:classifiers`.' },
+];
+const markers = (name: string) => ({ start: `<!-- ${name}:start -->`, end: `<!-- ${name}:end -->` });
+
+function readSection(name: string): string | undefined {
   if (!fs.existsSync(REPORT_FILE)) return undefined;
   const text = fs.readFileSync(REPORT_FILE, 'utf8');
-  const a = text.indexOf(SPEED_START);
-  const b = text.indexOf(SPEED_END);
-  return a >= 0 && b > a ? text.slice(a, b + SPEED_END.length) : undefined;
+  const { start, end } = markers(name);
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  return a >= 0 && b > a ? text.slice(a, b + end.length) : undefined;
 }
 
+export function readSpeedSection(): string | undefined {
+  return readSection('speed');
+}
+
+/** Writes the held-out report, keeping the sections other tools wrote (leave-one-family-out, speed). */
 export function writeReport(body: string): void {
-  const speed = readSpeedSection() ?? `${SPEED_START}\n## Speed\n\nNot measured yet: run \`npm run bench:classifiers\`.\n${SPEED_END}`;
+  const kept = KEPT_SECTIONS.map((s) => readSection(s.name) ?? `${markers(s.name).start}\n${s.placeholder}\n${markers(s.name).end}`);
   fs.mkdirSync(path.dirname(REPORT_FILE), { recursive: true });
-  fs.writeFileSync(REPORT_FILE, `${body.trimEnd()}\n\n${speed}\n`);
+  fs.writeFileSync(REPORT_FILE, `${body.trimEnd()}\n\n${kept.join('\n\n')}\n`);
+}
+
+/** Replaces (or appends) one marked section of bench/CLASSIFIERS.md. */
+export function writeSection(name: 'speed' | 'lofo', section: string): void {
+  const { start, end } = markers(name);
+  const block = `${start}\n${section.trim()}\n${end}`;
+  const text = fs.existsSync(REPORT_FILE) ? fs.readFileSync(REPORT_FILE, 'utf8') : '# Builtin classifiers\n';
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  const next = a >= 0 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + end.length)}` : `${text.trimEnd()}\n\n${block}\n`;
+  fs.writeFileSync(REPORT_FILE, next);
 }
 
 export function writeSpeedSection(section: string): void {
-  const block = `${SPEED_START}\n${section.trim()}\n${SPEED_END}`;
-  const text = fs.existsSync(REPORT_FILE) ? fs.readFileSync(REPORT_FILE, 'utf8') : '# Builtin classifiers\n';
-  const a = text.indexOf(SPEED_START);
-  const b = text.indexOf(SPEED_END);
-  const next = a >= 0 && b > a ? `${text.slice(0, a)}${block}${text.slice(b + SPEED_END.length)}` : `${text.trimEnd()}\n\n${block}\n`;
-  fs.writeFileSync(REPORT_FILE, next);
+  writeSection('speed', section);
 }

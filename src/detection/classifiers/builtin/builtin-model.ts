@@ -58,7 +58,7 @@ export class BuiltinModel {
   /** Same as combine(windowLogits(features(text)), …), without materialising the feature vectors. */
   scoreWindow(text: string): ClassifierScores {
     const f = windowScoringInputs(this.hasher, text, this.logitsOf);
-    return this.combine(this.withFocus(f.z, f.zFocus), f, isTooShortForAttack(text));
+    return this.combine(this.withFocus(f.z, f.zFocus), f, isTooShortForAttack(text), isShortTurn(text));
   }
 
   private readonly logitsOf = (v: SparseVector): Float64Array => this.logits(v);
@@ -78,7 +78,7 @@ export class BuiltinModel {
   }
 
   /** Calibrated head scores + floors + derived categories + parent closure. */
-  combine(logits: Float64Array, f: Pick<WindowFeatures, 'signals' | 'lexicon'>, tooShort = false): ClassifierScores {
+  combine(logits: Float64Array, f: Pick<WindowFeatures, 'signals' | 'lexicon'>, tooShort = false, shortTurn = false): ClassifierScores {
     const head = (name: HeadName): number => {
       const i = this.headIndex.get(name);
       if (i === undefined) return 0;
@@ -87,12 +87,16 @@ export class BuiltinModel {
     // A text of a few words cannot carry an injected instruction on the model's evidence alone (with so
     // few n-grams the score is mostly the prior: "hi" scored 0.751). Its model score is capped below L3;
     // heuristic floors still apply ("ignore previous instructions" is caught by them).
-    const attackHead = (name: HeadName) => (tooShort ? Math.min(head(name), SHORT_TEXT_ATTACK_CAP) : head(name));
-    const jailbreak = Math.max(attackHead('jailbreak'), f.signals.floor.jailbreak);
+    // A short turn is capped only while no attack signal but a framing one fired: "ignore previous
+    // instructions" is short and still an attack on its evidence.
+    const signalled = f.signals.hits.some((i) => !FRAMING_SIGNAL_INDICES.has(i));
+    const cap = tooShort ? SHORT_TEXT_ATTACK_CAP : shortTurn && !signalled ? SHORT_TURN_ATTACK_CAP : 1;
+    const attackHead = (name: HeadName) => Math.min(head(name), cap);
+    let jailbreak = Math.max(attackHead('jailbreak'), f.signals.floor.jailbreak);
     // prompt_attack covers every attack, jailbreaks included, through its own head (trained on all of
     // them). Taking max(prompt_attack, jailbreak) was measured and dropped: held-out ROC-AUC 0.977 → 0.965
     // (the union of two heads' false positives costs more recall than jailbreak adds).
-    const promptAttack = Math.max(attackHead('prompt_attack'), f.signals.floor.prompt_attack);
+    let promptAttack = Math.max(attackHead('prompt_attack'), f.signals.floor.prompt_attack);
     const mod = {} as Record<ModerationCategory, number>;
     for (const c of MODERATION_CATEGORIES) {
       if ((DERIVED_CATEGORIES as readonly string[]).includes(c)) continue;
@@ -105,6 +109,18 @@ export class BuiltinModel {
     for (const c of MODERATION_CATEGORIES) {
       const parent = PARENT[c];
       if (parent) mod[parent] = Math.max(mod[parent], mod[c]);
+    }
+    // Stacking: a harmful request (the moderation heads) inside a fiction / hypothetical / role-play
+    // framing, or followed by refusal suppression, is a jailbreak at the harm's own confidence. Neither
+    // alone is: "write a story about a dragon" and a plain harmful question are not jailbreaks (the latter
+    // is moderation's business).
+    if (f.signals.hits.some((i) => FRAMING_SIGNAL_INDICES.has(i))) {
+      let harm = 0;
+      for (const c of STACKED_HARM) harm = Math.max(harm, mod[c]);
+      if (harm >= STACK_MIN_HARM) {
+        jailbreak = Math.max(jailbreak, harm);
+        promptAttack = Math.max(promptAttack, harm);
+      }
     }
     const scores: ClassifierScores = { prompt_attack: promptAttack, jailbreak };
     for (const c of MODERATION_CATEGORIES) scores[moderationType(c)] = mod[c];
@@ -149,10 +165,36 @@ function dot11(w: Int8Array, vector: SparseVector): Float64Array {
   return Float64Array.of(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
 }
 
+/** The framing signals (heuristics.ts) that, with a harmful request, make a jailbreak. */
+const FRAMING_SIGNAL_INDICES: ReadonlySet<number> = new Set(
+  ATTACK_SIGNALS.flatMap((s, i) => (s.id === 'framing_fiction' || s.id === 'framing_refusal_suppression' ? [i] : [])),
+);
+/**
+ * Moderation categories that make a framed request a jailbreak: requests for dangerous help. Sexual
+ * content, hate and harassment in fiction are moderation's call (a romance, a racist villain), not an attack.
+ */
+const STACKED_HARM: readonly ModerationCategory[] = ['illicit', 'illicit_violent', 'violence', 'sexual_minors', 'self_harm_instructions'];
+/** Below L3 the harm evidence is too weak to stack. */
+export const STACK_MIN_HARM = 0.5;
+
 /** Model-only attack scores of texts shorter than this (in words AND characters) are capped. */
 export const SHORT_TEXT_WORDS = 4;
 export const SHORT_TEXT_CHARS = 24;
 export const SHORT_TEXT_ATTACK_CAP = 0.49;
+
+/**
+ * A short chat turn (under 64 characters): "From now on, please use metric units.", "you dont know
+ * anything.", "Ignore my previous message, I found the answer." Its model-only attack score is capped
+ * just below L2 unless a heuristic attack signal fired (an override, extraction, persona or delimiter
+ * phrase; framing alone does not count), so a short turn needs that evidence to be flagged at L1 or L2;
+ * at L3/L4 the model alone still can.
+ */
+export const SHORT_TURN_CHARS = 64;
+export const SHORT_TURN_ATTACK_CAP = 0.74;
+
+export function isShortTurn(text: string): boolean {
+  return text.trim().length < SHORT_TURN_CHARS;
+}
 
 /** Fewer than 4 words and under 24 characters (both, so short texts in scripts without spaces are not affected). */
 export function isTooShortForAttack(text: string): boolean {

@@ -166,6 +166,25 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
     pattern: /\b(?:betterdan|anti-?dan|mongo tom|stan|dude|aim|evil-?bot|ucar|apophis|omega|kevin|niccolo|machiavelli)\b[^\n]{0,80}\b(?:character|persona|roleplay|role-play|respond|answer|ai|chatbot)\b/,
   },
   {
+    // Fiction / hypothetical / role-play framing. Benign requests use it all the time ("write a story
+    // about a dragon"), so it is a feature and, with a harmful request, the stacking signal of
+    // builtin-model.ts (a harmful request inside a story is a jailbreak); it never floors a score alone.
+    id: 'framing_fiction',
+    triggers: ['hypothetic', 'imagine', 'pretend', 'role', 'story', 'fiction', 'screenplay', 'novel', 'character', 'play', 'alternate', 'thought experiment', 'act as', 'acting as', 'villain', 'movie', 'dialogue', 'scene', 'grandm', 'parallel universe', 'fantasy', 'script'],
+    family: 'persona',
+    pattern:
+      /\b(?:hypothetical(?:ly)?|imagine|pretend|role-?play(?:ing)?|fictional|fiction|(?:short )?story|screenplay|novel|in character|alternate (?:universe|world|reality|timeline)|parallel universe|thought experiment|(?:act|acting|behave) as|play(?:ing)? (?:the )?(?:role|part|game)|let'?s play|villain|movie|dialogue|scene|grandm(?:a|other)|fantasy (?:world|setting)|script)\b/,
+  },
+  {
+    // Refusal suppression / output forcing (DSN-style suffixes): "start your reply with 'Sure, here is'",
+    // "do not apologize", "no warnings or disclaimers", "you cannot say no".
+    id: 'framing_refusal_suppression',
+    triggers: ['refus', 'apolog', 'disclaimer', 'warning', 'start your', 'begin your', 'sure, here', 'sure here', 'say no', 'hold back', 'hesitat', 'censor', 'unfiltered', 'no matter what', 'educational purposes', 'research purposes', 'without any', 'never mention', 'do not mention', "don't mention", 'skip any', 'cannot help', "can't help", 'guidelines'],
+    family: 'persona',
+    pattern:
+      /\b(?:never|do not|don't|dont|must not|cannot|can't|not allowed to|without|no) (?:\S+ ){0,2}?(?:refus(?:e|al|als|ing)|apologi[sz](?:e|ing|ies)|apologies|disclaimers?|warnings?|safety notes?|hesitat(?:e|ion)|hold(?:ing)? back|say(?:ing)? no|moraliz(?:e|ing)|lectur(?:e|ing)|ethics|censorship)\b|\b(?:start|begin|prefix|open) (?:your |the )?(?:reply|response|answer|output)? ?with ["'“]?(?:sure|absolutely|of course|certainly|here)\b|\bsure,? here (?:is|are)\b|\b(?:uncensored|unfiltered) (?:output|answer|response|reply)s?\b|\bfor (?:purely )?(?:educational|research|academic) purposes(?: only)?\b|\bno matter (?:what|how (?:harmful|dangerous|illegal|unethical))\b|\b(?:ignore|ignoring|bypass|forget) (?:your|the|all) (?:\S+ )?(?:ethics|guidelines|content (?:rules|polic(?:y|ies))|safety (?:rules|guidelines))\b|\bskip (?:any|all|the) (?:safety|ethical|moral)\b/,
+  },
+  {
     id: 'delimiter_chat_template',
     triggers: ['<|', 'inst]', 'sys>>'],
     family: 'delimiter',

@@ -6,12 +6,12 @@ import { cutoffForFpr } from './metrics';
  * scores (max logit over the text's windows). Two objectives, matching what each level must mean:
  *
  * 'fpr' (prompt_attack, jailbreak: the target is recall at a benign false-positive budget)
- *    L1 = benign FPR 0.25%, L2 = 1.75%, L3 = 4%, L4 = the lower of benign FPR 10% and the score that keeps
- *    95% of the positives, but never beyond benign FPR 20%.
+ *    L1 = benign FPR 0.1%, L2 = 0.5%, L3 = 2%, L4 = the lower of benign FPR 6% and the score that keeps
+ *    95% of the positives, but never beyond benign FPR 15%.
  * 'f1' (moderation heads: the target is F1 at L2)
- *    L2 = the F1-optimal score on the calibration split, but no lower than benign FPR 1.75%;
- *    L1 = no lower than benign FPR 0.25% and than 0.1% FPR over all negatives;
- *    L3 = the score keeping 85% of positives, but no lower than benign FPR 4%; L4 as for 'fpr'.
+ *    L2 = the F1-optimal score on the calibration split, but no lower than benign FPR 0.5%;
+ *    L1 = no lower than benign FPR 0.1% and than 0.1% FPR over all negatives;
+ *    L3 = the score keeping 85% of positives, but no lower than benign FPR 2%; L4 as for 'fpr'.
  *
  * The budgets sit below the targets (L1 ≤ 0.5%, L2 ≤ 2%) because a 1,300-row benign calibration set
  * estimates them with noise (an L1 budget of 0.4% gave jailbreak 0.7% on the held-out benign prompts).
@@ -25,7 +25,12 @@ import { cutoffForFpr } from './metrics';
 
 export type CalibrationObjective = 'fpr' | 'f1';
 
-export const BENIGN_FPR = { L1: 0.0025, L2: 0.0175, L3: 0.04, L4: 0.1, L4_MAX: 0.2 } as const;
+/**
+ * Issue 15 moved the budgets down (L2 1.75% → 0.5%): measured on benign sources never trained on
+ * (eval-lofo.ts), the 1.75% budget let 1.8% of ordinary and 7.7% of injection-looking prompts through
+ * at L2, far above the ≤ 1% target; unseen sources run at several times the calibration budget.
+ */
+export const BENIGN_FPR = { L1: 0.001, L2: 0.005, L3: 0.02, L4: 0.06, L4_MAX: 0.15 } as const;
 export const L1_ALL_NEGATIVES_FPR = 0.001;
 export const L3_RECALL = 0.85;
 export const L4_RECALL = 0.95;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { isModerationCategory, type ModerationCategory } from '../taxonomy';
+import { syntheticRows } from './synthetic';
 
 /**
  * The training data in ../shared/datasets (see its README): reading, hashing and the deterministic split.
@@ -42,6 +43,8 @@ export function loadDatasets(dataDir: string): LoadedData {
     files.push({ file: name, sha256: sha256(raw), rows: lines.length, bytes: raw.length });
     for (const line of lines) rows.push(parseRow(name, JSON.parse(line) as unknown));
   }
+  // Generated rows (synthetic.ts), derived from the rows above: wrapped requests, short turns, topic questions.
+  rows.push(...syntheticRows(rows));
   return { rows, files };
 }
 

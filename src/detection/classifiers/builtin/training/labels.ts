@@ -23,6 +23,12 @@ import { unitFromKey, type Row } from './dataset';
  */
 
 export const TWEET_NEGATIVE_WEIGHT = 0.5;
+/**
+ * Questions about a sensitive topic (synthetic.ts) against the many harmful requests that share their
+ * topic words: at weight 1 the heads still scored "what is child abuse" 1.0 (a few hundred rows among
+ * 45,000 negatives), so each counts as this many negatives.
+ */
+export const TOPIC_QUESTION_WEIGHT = 20;
 export const DAVIDSON_HARASSMENT_KEEP = 0.45;
 
 const TWEET_SOURCES = /^(davidson|tweeteval_|toxigen_human)/;
@@ -40,7 +46,7 @@ const JAILBREAK_SIGNALS = new Set([
 
 export function isJailbreakRow(row: Row): boolean {
   if (!row.labels.includes('attack')) return false;
-  if (row.source === 'verazuo_jailbreak') return true;
+  if (row.source === 'verazuo_jailbreak' || row.source === 'synthetic_wrapped_harmful') return true;
   return evaluateSignals(prepareText(row.text)).hits.some((i) => JAILBREAK_SIGNALS.has((ATTACK_SIGNALS[i] as { id: string }).id));
 }
 
@@ -79,13 +85,27 @@ export function labellerFor(head: HeadName | ModerationCategory, duplicatesOfMod
       // Injection benign rows are extra negatives, unless the moderation file has the same text.
       return r.labels.length === 0 && !duplicatesOfModeration.has(r.key) ? 0 : undefined;
     },
-    weight: (r) => (TWEET_SOURCES.test(r.source) && !ANNOTATED_BY_TWEETS.has(category) && !r.labels.includes(category) ? TWEET_NEGATIVE_WEIGHT : 1),
+    weight: (r) =>
+      r.source === 'synthetic_topic_question'
+        ? TOPIC_QUESTION_WEIGHT
+        : TWEET_SOURCES.test(r.source) && !ANNOTATED_BY_TWEETS.has(category) && !r.labels.includes(category)
+          ? TWEET_NEGATIVE_WEIGHT
+          : 1,
     benign: (r) => r.labels.length === 0,
   };
 }
 
 /** Training-only subsampling (Davidson offensive tweets); evaluation uses every held-out row. */
+/**
+ * In-the-wild jailbreak rows this short are mostly not attacks at all ("cat wearing a robe sommersaulting
+ * in the woods, studio ghibli style", "Write 50 Chat GPT prompts for {{ profession}}"): trained as
+ * positives they taught the model that short everyday requests are jailbreaks. Dropped from training (the
+ * evaluation still counts them).
+ */
+export const MIN_IN_THE_WILD_JAILBREAK_CHARS = 120;
+
 export function keptForTraining(row: Row): boolean {
+  if (row.source === 'verazuo_jailbreak' && row.text.length < MIN_IN_THE_WILD_JAILBREAK_CHARS) return false;
   if (row.source !== 'davidson' || row.labels.join(',') !== 'harassment') return true;
   return unitFromKey(row.key, 'subsample') < DAVIDSON_HARASSMENT_KEEP;
 }

@@ -25,7 +25,16 @@ export interface SplitSummary {
   movedForStratification: number;
 }
 
-export function assignSplits(rows: Row[]): SplitSummary {
+/**
+ * Generated rows (synthetic.ts) share their framing templates, so near-duplicate grouping would join
+ * thousands of them into one group that lands whole in one split. They are never held out (the
+ * evaluation has its own held-out framings and requests); they go to training or calibration by hash.
+ */
+export const isSynthetic = (r: Pick<Row, 'source'>) => r.source.startsWith('synthetic_');
+
+export function assignSplits(all: Row[]): SplitSummary {
+  for (const r of all) if (isSynthetic(r)) r.split = unitFromKey(r.key, 'calibration') < CALIBRATION_FRACTION ? 'calibration' : 'train';
+  const rows = all.filter((r) => !isSynthetic(r));
   const groups = nearDuplicateGroups(rows);
   const groupKey = (i: number) => (rows[groups.find(i)] as Row).key;
   let moved = 0;

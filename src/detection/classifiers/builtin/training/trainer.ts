@@ -62,7 +62,11 @@ export interface TrainResult {
   heads: HeadReport[];
 }
 
-export function trainAll(rows: Row[], log: (msg: string) => void, heads: readonly HeadName[] = HEADS): TrainResult {
+/**
+ * `reuse`: heads not in `heads` are copied from this artefact (weights and calibration as they are), so an
+ * evaluation can retrain the attack heads alone and still score with the moderation heads (eval-lofo.ts).
+ */
+export function trainAll(rows: Row[], log: (msg: string) => void, heads: readonly HeadName[] = HEADS, reuse?: BuiltinArtefact): TrainResult {
   const hasher = new FeatureHasher(HASHING, ATTACK_SIGNALS.length);
   let t = Date.now();
   const usable = rows.filter((r) => r.split !== 'heldout');
@@ -93,12 +97,13 @@ export function trainAll(rows: Row[], log: (msg: string) => void, heads: readonl
     log(`head ${name}: ${set.counts.positive}+ / ${set.counts.negative}- rows, ${model.iterations} iterations, loss ${report.loss} (${report.seconds} s)`);
     trained.push({ name, weights: model.weights, float: model.weights, bias: model.bias, report, labeller });
   }
-  const packed = packWeights(trained.map((h) => h.weights));
-  const quantised = unpackWeights(packed.data, hasher.dimension, trained.length);
+  const reused = reuse ? reusedHeads(reuse, hasher.dimension, heads) : [];
+  const packed = packWeights([...trained.map((h) => h.weights), ...reused.map((h) => h.weights)]);
+  const quantised = unpackWeights(packed.data, hasher.dimension, trained.length + reused.length);
   const specs: HeadSpec[] = trained.map((h, k) => {
     const scale = packed.scales[k] as number;
     const weights = new Float64Array(hasher.dimension);
-    for (let j = 0; j < hasher.dimension; j++) weights[j] = (quantised[j * trained.length + k] as number) * scale;
+    for (let j = 0; j < hasher.dimension; j++) weights[j] = (quantised[j * (trained.length + reused.length) + k] as number) * scale;
     h.weights = weights; // from here on: the committed (int8) weights
     const data = calibrationData(usable, features, h, weights);
     const exact = calibrationData(usable, features, h, h.float);
@@ -107,6 +112,7 @@ export function trainAll(rows: Row[], log: (msg: string) => void, heads: readonl
     return { name: h.name, bias: round(h.bias, 8), scale, calibration: fitCalibration(data, h.name === 'prompt_attack' || h.name === 'jailbreak' ? 'fpr' : 'f1') };
   });
   floorAwareCalibration(usable, features, trained, specs);
+  for (const r of reused) specs.push({ ...r.spec, scale: packed.scales[specs.length] as number });
   const artefact: BuiltinArtefact = {
     format: ARTEFACT_FORMAT,
     hashing: { ...HASHING },
@@ -151,6 +157,28 @@ function nbRatios(matrix: FeaturizedRows['matrix'], set: TrainingSet['input']): 
 
 function scaledValues(matrix: FeaturizedRows['matrix'], ratios: Float64Array, out: Float32Array): Float32Array {
   for (let k = 0; k < matrix.value.length; k++) out[k] = (matrix.value[k] as number) * (ratios[matrix.index[k] as number] as number);
+  return out;
+}
+
+function reusedHeads(reuse: BuiltinArtefact, dimension: number, trainedNow: readonly HeadName[]) {
+  // The reused artefact may predate a heuristic signal: its weights are re-laid by signal id (buckets
+  // first, then one dense feature per signal; a signal it does not know gets weight 0).
+  const buckets = 2 ** reuse.hashing.bits;
+  const oldDimension = buckets + reuse.signals.length;
+  const all = unpackWeights(reuse.weights, oldDimension, reuse.heads.length);
+  const signalIds = ATTACK_SIGNALS.map((s) => s.id);
+  const out: Array<{ spec: HeadSpec; weights: Float64Array }> = [];
+  reuse.heads.forEach((spec, k) => {
+    if ((trainedNow as readonly string[]).includes(spec.name)) return;
+    const weights = new Float64Array(dimension);
+    const at = (j: number) => (all[j * reuse.heads.length + k] as number) * spec.scale;
+    for (let j = 0; j < buckets; j++) weights[j] = at(j);
+    reuse.signals.forEach((id, s) => {
+      const now = signalIds.indexOf(id);
+      if (now >= 0) weights[buckets + now] = at(buckets + s);
+    });
+    out.push({ spec, weights });
+  });
   return out;
 }
 
