@@ -69,7 +69,7 @@ export function decide(input: DecideInput): Verdict {
   for (const rule of input.results) {
     for (const f of rule.findings) {
       const fired = rule.threshold === undefined ? true : fires(f.confidence, rule.threshold);
-      findings.push({ type: rule.type, confidence: f.confidence, start: f.start, end: f.end, fired });
+      findings.push({ type: rule.type, confidence: f.confidence, start: f.start, end: f.end, fired, signal: f.signal ?? '' });
       if (fired) mergeCategory(categories, { type: rule.type, confidence: f.confidence, action: rule.action });
     }
   }
@@ -104,7 +104,8 @@ function mergeCategory(categories: Map<string, DetectCategory>, next: DetectCate
 /**
  * One finding per stretch of text: findings (of one rule, already in original-text offsets) whose spans
  * overlap are merged into their union with the highest confidence. The same match seen in two views
- * (the normalized text and its canonical form, say) thereby counts once. Result in text order, at most
+ * (the normalized text and its canonical form, say) thereby counts once; the union names the signal of
+ * its most confident part. Result in text order, at most
  * `max` (the most confident ones are kept).
  */
 export function mergeFindings(findings: DetectorFinding[], max = MAX_FINDINGS_PER_DETECTOR): DetectorFinding[] {
@@ -116,7 +117,11 @@ export function mergeFindings(findings: DetectorFinding[], max = MAX_FINDINGS_PE
     const f = sorted[i] as DetectorFinding;
     if (f.start < current.end || f.start === current.start) {
       current.end = Math.max(current.end, f.end);
-      current.confidence = Math.max(current.confidence, f.confidence);
+      // The union keeps the signal of its most confident part.
+      if (f.confidence > current.confidence) {
+        current.confidence = f.confidence;
+        if (f.signal !== undefined) current.signal = f.signal;
+      }
     } else {
       merged.push(current);
       current = { ...f };

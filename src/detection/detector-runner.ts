@@ -122,7 +122,8 @@ function checkFindings(raw: unknown, textLength: number): DetectorFinding[] {
       Number.isInteger(f.end) &&
       f.start >= 0 &&
       f.start <= f.end &&
-      f.end <= textLength;
+      f.end <= textLength &&
+      (f.signal === undefined || typeof f.signal === 'string');
     if (!ok) throw new Error('detector returned an invalid finding');
   }
   return raw as DetectorFinding[];

@@ -32,6 +32,12 @@ export interface DetectorFinding {
   confidence: number;
   start: number;
   end: number;
+  /**
+   * What fired, for the verdict's explanation (stable ids, never text): `signature:<rule id>` for a rule
+   * inside a detector, `classifier:<backend>`, `heuristic:<id>`, `suffix-perplexity`, .... When absent
+   * the engine reports `signature:<detector type>` (see signals.ts).
+   */
+  signal?: string;
 }
 
 export interface Detector {

@@ -11,6 +11,7 @@ import { anyEntryMatches, matchListSpans, RuleCache, type CompiledRules } from '
 import { alignmentBase, buildViews, type TextView } from './normalize';
 import { defaultRegistry, type DetectorRegistry } from './registry';
 import { findAll, type Span } from './regex-scan';
+import { customSignal, DENY_LIST_SIGNAL, signatureSignal } from './signals';
 import { TextIndex } from './text-index';
 
 /**
@@ -141,12 +142,12 @@ async function scanText(context: ScanContext, text: string, wholeText: boolean):
   const denySpans = views.flatMap((view) =>
     mapSpans(matchListSpans(rules.deny, view.text, MAX_FINDINGS_PER_DETECTOR, { wholeText: wholeText && view.depth === 0 }), view),
   );
-  results.push(patternRule('deny_list', 'block', denySpans));
+  results.push(patternRule({ type: 'deny_list', action: 'block', spans: denySpans, signal: DENY_LIST_SIGNAL }));
   const detectors = await runConfiguredDetectors(context, views);
   results.push(...detectors.results);
   for (const custom of rules.custom) {
     const spans = views.flatMap((view) => mapSpans(findAll(custom.re, view.text, MAX_FINDINGS_PER_DETECTOR), view));
-    results.push(patternRule(custom.type, custom.action, spans));
+    results.push(patternRule({ type: custom.type, action: custom.action, spans, signal: customSignal(custom.type) }));
   }
   return { allowListed: false, results, failed: detectors.failed, outcomes: detectors.outcomes };
 }
@@ -206,7 +207,8 @@ async function runConfiguredDetectors(context: ScanContext, views: TextView[]): 
     }
     out.outcomes.push({ type, status: run.status, message: run.message, elapsedMs: run.elapsedMs, failMode });
     if (run.status !== 'ok') out.failed.push({ type, action: entry.action, status: run.status });
-    const findings = run.findings.flatMap((perView, i) => perView.map((f) => toOriginal(f, views[i] as TextView)));
+    const signal = signatureSignal(type);
+    const findings = run.findings.flatMap((perView, i) => perView.map((f) => toOriginal(f, views[i] as TextView, signal)));
     // A failed run keeps what it found before failing (a finding that exists is never thrown away).
     if (run.status === 'ok' || findings.length > 0) {
       out.results.push({ type, action: entry.action, threshold: entry.threshold, findings: mergeFindings(findings) });
@@ -224,15 +226,17 @@ function mapSpans(spans: Span[], view: TextView): Span[] {
   return view.identity ? spans : spans.map((s) => view.toOriginal(s.start, s.end));
 }
 
-function patternRule(type: string, action: Action, spans: Span[]): RuleResult {
-  const findings = mergeFindings(spans.map((s) => ({ confidence: 1, start: s.start, end: s.end })));
-  return { type, action, findings };
+function patternRule(rule: { type: string; action: Action; spans: Span[]; signal: string }): RuleResult {
+  const findings = mergeFindings(rule.spans.map((s) => ({ confidence: 1, start: s.start, end: s.end, signal: rule.signal })));
+  return { type: rule.type, action: rule.action, findings };
 }
 
-function toOriginal(f: DetectorFinding, view: TextView): DetectorFinding {
-  if (view.identity) return f;
+/** A finding in original-text offsets, naming its signal (`fallback` when the detector named none). */
+function toOriginal(f: DetectorFinding, view: TextView, fallback: string): DetectorFinding {
+  const signal = f.signal ?? fallback;
+  if (view.identity) return f.signal === undefined ? { ...f, signal } : f;
   const span = view.toOriginal(f.start, f.end);
-  return { confidence: f.confidence, start: span.start, end: span.end };
+  return { confidence: f.confidence, start: span.start, end: span.end, signal };
 }
 
 function emptyResult(fields: { scanned: boolean; allowListed?: boolean; elapsedMs: number }): DetectResult {

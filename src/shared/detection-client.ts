@@ -54,6 +54,8 @@ export interface DetectFinding {
   end: number;
   /** The confidence reached the configured threshold's cut-off. */
   fired: boolean;
+  /** What fired (proto Finding.signal): `classifier:<backend>`, `heuristic:<id>`, `signature:<id>`, `deny_list`, `custom:<name>`, ... */
+  signal: string;
 }
 
 export interface DetectorOutcome {
@@ -312,7 +314,7 @@ function fromProtoResponse(r: ProtoDetectResponse): DetectResult {
       confidence: c.confidence,
       action: actionFromProto(c.action) ?? 'block',
     })),
-    findings: r.findings.map(({ type, confidence, start, end, fired }) => ({ type, confidence, start, end, fired })),
+    findings: r.findings.map(({ type, confidence, start, end, fired, signal }) => ({ type, confidence, start, end, fired, signal })),
     outcomes: r.outcomes.map(outcomeFromProto),
     blockReason: r.block_reason,
     elapsedMs: r.elapsed_ms,

@@ -249,7 +249,7 @@ function fromProtoStreamResponse(r: ProtoDetectStreamResponse): DetectStreamUpda
     action: actionFromProto(c.action) ?? 'block',
   });
   return {
-    findings: r.findings.map(({ type, confidence, start, end, fired }) => ({ type, confidence, start, end, fired })),
+    findings: r.findings.map(({ type, confidence, start, end, fired, signal }) => ({ type, confidence, start, end, fired, signal })),
     newCategories: r.new_categories.map(category),
     releasedUpTo: Number(r.released_up_to),
     received: Number(r.received),

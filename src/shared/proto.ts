@@ -126,6 +126,7 @@ export interface ProtoFinding {
   start: number;
   end: number;
   fired: boolean;
+  signal: string;
 }
 
 export interface ProtoDetectorOutcome {

@@ -39,3 +39,23 @@ export interface ClassifierBackend {
   readonly types: readonly ClassifierType[];
   classify(text: string, signal: AbortSignal): Promise<ClassifierScores>;
 }
+
+/**
+ * What decided a score, per type, when it was not the model itself (e.g. `heuristic:persona_dan`: a
+ * builtin heuristic floor). Kept on the scores object under a symbol, non-enumerable: backends that
+ * copy or merge scores drop it (their scores are then reported as the classifier's), and equality,
+ * JSON and key iteration never see it.
+ */
+export const SCORE_SIGNALS: unique symbol = Symbol('classifier.scoreSignals');
+
+type ScoresWithSignals = ClassifierScores & { [SCORE_SIGNALS]?: Partial<Record<ClassifierType, string>> };
+
+export function attachScoreSignals(scores: ClassifierScores, signals: Partial<Record<ClassifierType, string>>): ClassifierScores {
+  Object.defineProperty(scores, SCORE_SIGNALS, { value: signals, enumerable: false });
+  return scores;
+}
+
+/** The signal that decided `type`'s score, if a backend said so. */
+export function scoreSignalOf(scores: ClassifierScores | undefined, type: ClassifierType): string | undefined {
+  return (scores as ScoresWithSignals | undefined)?.[SCORE_SIGNALS]?.[type];
+}

@@ -10,7 +10,9 @@ import { ClassifierRouter } from './router';
  * view: normalised, canonical, decoded; the canonical view's windows are aligned with the normalised
  * view's, so its unedited windows are the same texts and the shared calls answer them) and reports one finding per window scoring at least the lowest
  * cut-off (L4), spanning the window; overlapping windows that both fire are merged by the engine.
- * Scores below L4 can never fire, so they are not reported (no noise in the findings list).
+ * Scores below L4 can never fire, so they are not reported (no noise in the findings list). Each finding
+ * names what decided it: `classifier:<backend>` (the routed backend's model, e.g. `classifier:builtin`),
+ * or `heuristic:<id>` when a builtin heuristic floor set the score (deciding-signals.ts).
  *
  * The router is looked up on every call, so configureClassifierRouter() applies even to detectors the
  * registry already created.
@@ -25,11 +27,14 @@ export class ClassifierDetector implements Detector {
   ) {}
 
   async detect(input: DetectorInput, signal: AbortSignal): Promise<DetectorFinding[]> {
-    const windows = await this.router().scoreWindows(this.type, input.text, signal, input.base);
+    const router = this.router();
+    const windows = await router.scoreWindows(this.type, input.text, signal, input.base);
     const findings: DetectorFinding[] = [];
+    let model: string | undefined;
     for (const w of windows) {
       if (w.score < MIN_REPORTED_CONFIDENCE) continue;
-      findings.push({ confidence: Math.round(w.score * 10_000) / 10_000, start: w.start, end: w.end });
+      model ??= `classifier:${router.backendFor(this.type).name}`;
+      findings.push({ confidence: Math.round(w.score * 10_000) / 10_000, start: w.start, end: w.end, signal: w.signal ?? model });
     }
     return findings;
   }

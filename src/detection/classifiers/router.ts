@@ -1,4 +1,4 @@
-import { CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierType } from './backend';
+import { CLASSIFIER_TYPES, scoreSignalOf, type ClassifierBackend, type ClassifierType } from './backend';
 import { contentDigest, SharedClassifyCalls, type SharedCallOptions } from './shared-calls';
 import { alignedWindowSpans, type TextWindow, type WindowOptions } from './windows';
 
@@ -32,6 +32,8 @@ export interface ClassifierRouterOptions {
 
 export interface WindowScore extends TextWindow {
   score: number;
+  /** What decided the score when the backend said (e.g. `heuristic:persona_dan`); else the backend's model. */
+  signal?: string;
 }
 
 /** A text's windows, their contents and content digests (computed once for all the detectors asking). */
@@ -99,7 +101,8 @@ export class ClassifierRouter {
       if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) {
         throw new Error(`classifier backend "${backend.name}" returned no valid score for ${type}`);
       }
-      return { start: w.start, end: w.end, score };
+      const signal = scoreSignalOf(results[i], type);
+      return signal === undefined ? { start: w.start, end: w.end, score } : { start: w.start, end: w.end, score, signal };
     });
   }
 

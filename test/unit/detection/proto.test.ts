@@ -70,7 +70,7 @@ describe('shared/proto', () => {
     };
     const request: ProtoDetectRequest = { text: '', direction: 'DIRECTION_INPUT', config: null, fail_mode: 'FAIL_MODE_OPEN', detector_timeout_ms: 0 };
     const category: ProtoCategory = { type: '', confidence: 0, action: 'ACTION_LOG' };
-    const finding: ProtoFinding = { type: '', confidence: 0, start: 0, end: 0, fired: false };
+    const finding: ProtoFinding = { type: '', confidence: 0, start: 0, end: 0, fired: false, signal: '' };
     const outcome: ProtoDetectorOutcome = { type: '', status: 'OUTCOME_STATUS_OK', message: '', elapsed_ms: 0, fail_mode: 'FAIL_MODE_OPEN' };
     const response: ProtoDetectResponse = {
       blocked: false,

@@ -95,7 +95,7 @@ describe('toProtoResponse', () => {
       scanned: true,
       allowListed: false,
       categories: [{ type: 'deny_list', confidence: 1, action: 'block' }],
-      findings: [{ type: 'deny_list', confidence: 1, start: 0, end: 2, fired: true }],
+      findings: [{ type: 'deny_list', confidence: 1, start: 0, end: 2, fired: true, signal: 'deny_list' }],
       outcomes: [{ type: 'pii/name', status: 'unavailable', message: 'm', elapsedMs: 0, failMode: 'open' }],
       blockReason: 'Blocked by deny_list',
       elapsedMs: 1.5,
@@ -105,5 +105,6 @@ describe('toProtoResponse', () => {
       { type: 'pii/name', status: 'OUTCOME_STATUS_UNAVAILABLE', message: 'm', elapsed_ms: 0, fail_mode: 'FAIL_MODE_OPEN' },
     ]);
     expect(response).toMatchObject({ blocked: true, allow_listed: false, elapsed_ms: 1.5, block_reason: 'Blocked by deny_list' });
+    expect(response.findings).toEqual([{ type: 'deny_list', confidence: 1, start: 0, end: 2, fired: true, signal: 'deny_list' }]);
   });
 });

@@ -1,5 +1,6 @@
 import type { ClassifierScores } from '../backend';
 import { calibrate } from './calibration';
+import { withDecidingSignals } from './deciding-signals';
 import { FeatureHasher, type SparseVector } from './features';
 import { ATTACK_SIGNALS } from './heuristics';
 import { artefactSchema, unpackWeights, type BuiltinArtefact, type HeadSpec } from './model-format';
@@ -124,7 +125,7 @@ export class BuiltinModel {
     }
     const scores: ClassifierScores = { prompt_attack: promptAttack, jailbreak };
     for (const c of MODERATION_CATEGORIES) scores[moderationType(c)] = mod[c];
-    return scores;
+    return withDecidingSignals(scores, f);
   }
 }
 

@@ -2,6 +2,7 @@ import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
 import { credentialHints } from './credential-hints';
 import { ASSIGNMENT_RE, CREDENTIAL_RE, CREDENTIAL_RULES } from './credential-rules';
 import { classifyKey, scoreAssignment } from './secret-value';
+import { signatureSignal } from '../../signals';
 
 /**
  * secrets/credential (an addition to the spec's 24 detector types): API keys, tokens, private keys and
@@ -22,6 +23,8 @@ import { classifyKey, scoreAssignment } from './secret-value';
  */
 
 const MAX_FINDINGS = 1000;
+/** Findings name their rule: `signature:<rule id>` (credential-rules.ts), or this for a generic assignment. */
+const ASSIGNMENT_SIGNAL = signatureSignal('secret-assignment');
 
 interface Window {
   start: number;
@@ -82,7 +85,7 @@ function scanProviders(slice: string, offset: number, out: DetectorFinding[], si
     const matched = slice.slice(m.index, end);
     const confidence = rule.score(matched);
     const valueStart = m.index + (rule.valueOffset ? rule.valueOffset(matched) : 0);
-    if (confidence > 0) out.push({ confidence, start: offset + valueStart, end: offset + end });
+    if (confidence > 0) out.push({ confidence, start: offset + valueStart, end: offset + end, signal: signatureSignal(rule.id) });
     // A match that wraps another credential (a token inside a URL or an Authorization header) must not
     // hide it: scan again from where the inner value starts; dedupe keeps the more confident finding.
     const inner = rule.rescanFrom?.(matched);
@@ -109,7 +112,7 @@ function scanAssignments(slice: string, offset: number, out: DetectorFinding[], 
     if (confidence <= 0) continue;
     const valueEnd = m.index + m[0].length - (quotedValue !== undefined ? 1 : 0);
     const valueStart = valueEnd - value.length;
-    out.push({ confidence, start: offset + valueStart, end: offset + valueEnd });
+    out.push({ confidence, start: offset + valueStart, end: offset + valueEnd, signal: ASSIGNMENT_SIGNAL });
   }
   ASSIGNMENT_RE.lastIndex = 0;
 }
