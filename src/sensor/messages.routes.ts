@@ -8,6 +8,8 @@ import { AppError } from '../shared/errors';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
 import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP } from '../shared/http/upstream';
 import { readMessagesRequest } from './messages-spec';
+import { joinFields } from '../shared/explain/field-layout';
+import { explainVerdict } from '../shared/explain/verdict-matches';
 import { svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
 import type { LimitsService } from '../gateway/limits/limits.service';
 
@@ -54,8 +56,9 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRoute
     const ctx = authOf(request);
     const summary = readMessagesRequest(request.body);
     request.audit = { model: summary.model, countTexts: summary.texts };
-    const verdict = await deps.detection.detect({ text: summary.texts.join('\n\n'), direction: 'input', policy: ctx.policy.detection });
-    request.audit.findings = verdict.categories.map((c) => ({ type: c.type, confidence: c.confidence, action: c.action }));
+    const { text, layout } = joinFields(summary.fields);
+    const verdict = await deps.detection.detect({ text, direction: 'input', policy: ctx.policy.detection });
+    request.audit.findings = explainVerdict(verdict, (start, end) => layout.locate(start, end));
     request.audit.blocked = verdict.blocked;
     const unscanned = unscannedOf(verdict);
     setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });

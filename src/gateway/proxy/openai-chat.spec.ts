@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/errors';
+import { indexPath, type TextField } from '../../shared/explain/field-layout';
 
 /**
  * The OpenAI chat-completions wire API: which fields carry text the model reads (request) or writes
@@ -7,56 +8,68 @@ import { AppError } from '../../shared/errors';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 const isObj = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, out: string[]) => {
-  if (typeof v === 'string' && v.length > 0) out.push(v);
+/** Each text is collected with the JSON path of its field (field-layout.ts), to explain verdicts. */
+type Out = TextField[];
+const str = (v: unknown, path: string, out: Out) => {
+  if (typeof v === 'string' && v.length > 0) out.push({ path, text: v });
+};
+/** A JSON value the model reads as a whole (a parameter schema): its JSON text, offsets into that text. */
+const json = (v: Json | undefined, path: string, out: Out) => {
+  if (v !== undefined) out.push({ path, text: JSON.stringify(v) });
 };
 
 /** Text of a content value: a string, or an array of parts (text, refusal; other part kinds carry no text). */
-function contentTexts(content: Json | undefined, out: string[]): void {
-  if (typeof content === 'string') return str(content, out);
+function contentTexts(content: Json | undefined, path: string, out: Out): void {
+  if (typeof content === 'string') return str(content, path, out);
   if (!Array.isArray(content)) return;
-  for (const part of content) {
-    if (typeof part === 'string') str(part, out);
+  content.forEach((part, i) => {
+    const at = indexPath(path, i);
+    if (typeof part === 'string') str(part, at, out);
     else if (isObj(part)) {
-      str(part.text, out);
-      str(part.refusal, out);
-      if (isObj(part.file)) str(part.file.filename, out);
+      str(part.text, `${at}.text`, out);
+      str(part.refusal, `${at}.refusal`, out);
+      if (isObj(part.file)) str(part.file.filename, `${at}.file.filename`, out);
     }
-  }
+  });
 }
 
 /**
  * Tool-call arguments are a JSON document in a string: scanned as sent and, when they use JSON escapes
- * (`\u0041`, `\n`, ...), also decoded, because the tool (and the model) read the decoded text. Stream
- * fragments are partial documents and are scanned as sent (`decode` false).
+ * (`\u0041`, `\n`, ...), also decoded, because the tool (and the model) read the decoded text (its path
+ * ends in DECODED_SUFFIX; offsets index JSON.stringify(JSON.parse(arguments))). Stream fragments are
+ * partial documents and are scanned as sent (`decode` false).
  */
-function argumentTexts(args: Json | undefined, out: string[], decode: boolean): void {
+function argumentTexts(args: Json | undefined, path: string, out: Out, decode: boolean): void {
   if (typeof args !== 'string' || args.length === 0) return;
-  out.push(args);
+  out.push({ path, text: args });
   if (!decode || !args.includes('\\')) return;
   try {
     const decoded = JSON.stringify(JSON.parse(args));
-    if (decoded !== args) out.push(decoded);
+    if (decoded !== args) out.push({ path: `${path}${DECODED_SUFFIX}`, text: decoded });
   } catch {
     // Not JSON: the text as sent is all there is.
   }
 }
 
-function toolCallTexts(calls: Json | undefined, out: string[], decode = true): void {
+export const DECODED_SUFFIX = '#decoded';
+
+function toolCallTexts(calls: Json | undefined, path: string, out: Out, decode = true): void {
   if (!Array.isArray(calls)) return;
-  for (const c of calls) {
-    if (!isObj(c) || !isObj(c.function)) continue;
-    str(c.function.name, out);
-    argumentTexts(c.function.arguments, out, decode);
-  }
+  calls.forEach((c, i) => {
+    if (!isObj(c) || !isObj(c.function)) return;
+    // Stream deltas name their tool call by `index`; whole messages by position.
+    const at = indexPath(path, !decode && typeof c.index === 'number' ? c.index : i);
+    str(c.function.name, `${at}.function.name`, out);
+    argumentTexts(c.function.arguments, `${at}.function.arguments`, out, decode);
+  });
 }
 
 /** A function definition (tools[].function or legacy functions[]): the model reads its name, description and parameter schema. */
-function functionDefinitionTexts(f: Json | undefined, out: string[]): void {
+function functionDefinitionTexts(f: Json | undefined, path: string, out: Out): void {
   if (!isObj(f)) return;
-  str(f.name, out);
-  str(f.description, out);
-  if (f.parameters !== undefined) out.push(JSON.stringify(f.parameters));
+  str(f.name, `${path}.name`, out);
+  str(f.description, `${path}.description`, out);
+  json(f.parameters, `${path}.parameters`, out);
 }
 
 export interface ChatRequestSummary {
@@ -64,69 +77,93 @@ export interface ChatRequestSummary {
   stream: boolean;
   /** Every text the upstream model would read: all messages of the conversation, tool calls, tool definitions. */
   texts: string[];
+  /** The same texts with the JSON path of their field. */
+  fields: TextField[];
+}
+
+function invalid(message: string): AppError {
+  return new AppError('invalid_request', message, { code: 'invalid_request' });
+}
+
+/** Texts of one message (request) or one choice's message (response), under `path`. */
+function messageTexts(m: Record<string, Json>, path: string, out: Out): void {
+  str(m.name, `${path}.name`, out);
+  contentTexts(m.content, `${path}.content`, out);
+  str(m.refusal, `${path}.refusal`, out);
+  toolCallTexts(m.tool_calls, `${path}.tool_calls`, out);
+  if (isObj(m.function_call)) argumentTexts(m.function_call.arguments, `${path}.function_call.arguments`, out, true);
 }
 
 /** Validates the minimal shape of a chat-completions request and collects its texts. */
 export function readChatRequest(body: unknown): ChatRequestSummary {
-  if (!isObj(body)) throw new AppError('invalid_request', 'Request body must be a JSON object', { code: 'invalid_request' });
-  if (typeof body.model !== 'string' || body.model.length === 0) {
-    throw new AppError('invalid_request', 'model: required, a non-empty string', { code: 'invalid_request' });
-  }
+  if (!isObj(body)) throw invalid('Request body must be a JSON object');
+  if (typeof body.model !== 'string' || body.model.length === 0) throw invalid('model: required, a non-empty string');
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
-    throw new AppError('invalid_request', 'messages: required, a non-empty array of {role, content}', { code: 'invalid_request' });
+    throw invalid('messages: required, a non-empty array of {role, content}');
   }
-  const texts: string[] = [];
+  const fields: Out = [];
   body.messages.forEach((m, i) => {
-    if (!isObj(m) || typeof m.role !== 'string') {
-      throw new AppError('invalid_request', `messages.${i}: must be an object with a string role`, { code: 'invalid_request' });
-    }
-    str(m.name, texts);
-    contentTexts(m.content, texts);
-    str(m.refusal, texts);
-    toolCallTexts(m.tool_calls, texts);
-    if (isObj(m.function_call)) argumentTexts(m.function_call.arguments, texts, true);
+    if (!isObj(m) || typeof m.role !== 'string') throw invalid(`messages.${i}: must be an object with a string role`);
+    messageTexts(m, `messages[${i}]`, fields);
   });
-  for (const t of Array.isArray(body.tools) ? body.tools : []) if (isObj(t)) functionDefinitionTexts(t.function, texts);
-  for (const f of Array.isArray(body.functions) ? body.functions : []) functionDefinitionTexts(f, texts);
-  if (isObj(body.prediction)) contentTexts(body.prediction.content, texts);
+  if (Array.isArray(body.tools)) {
+    body.tools.forEach((t, i) => {
+      if (isObj(t)) functionDefinitionTexts(t.function, `tools[${i}].function`, fields);
+    });
+  }
+  if (Array.isArray(body.functions)) body.functions.forEach((f, i) => functionDefinitionTexts(f, `functions[${i}]`, fields));
+  if (isObj(body.prediction)) contentTexts(body.prediction.content, 'prediction.content', fields);
   if (isObj(body.response_format) && isObj(body.response_format.json_schema)) {
-    str(body.response_format.json_schema.name, texts);
-    str(body.response_format.json_schema.description, texts);
-    if (body.response_format.json_schema.schema !== undefined) texts.push(JSON.stringify(body.response_format.json_schema.schema));
+    const schema = body.response_format.json_schema;
+    str(schema.name, 'response_format.json_schema.name', fields);
+    str(schema.description, 'response_format.json_schema.description', fields);
+    json(schema.schema, 'response_format.json_schema.schema', fields);
   }
-  return { model: body.model, stream: body.stream === true, texts };
+  return { model: body.model, stream: body.stream === true, texts: fields.map((f) => f.text), fields };
 }
 
-/** Texts of a non-streaming response: every choice's content, refusal, tool calls and audio transcript. */
-export function responseTexts(response: unknown): string[] {
-  const texts: string[] = [];
-  if (!isObj(response) || !Array.isArray(response.choices)) return texts;
-  for (const c of response.choices) {
-    if (!isObj(c) || !isObj(c.message)) continue;
+/** Fields of a non-streaming response: every choice's content, refusal, tool calls and audio transcript. */
+export function responseFields(response: unknown): TextField[] {
+  const out: Out = [];
+  if (!isObj(response) || !Array.isArray(response.choices)) return out;
+  response.choices.forEach((c, i) => {
+    if (!isObj(c) || !isObj(c.message)) return;
+    const path = `choices[${i}].message`;
     const m = c.message;
-    contentTexts(m.content, texts);
-    str(m.refusal, texts);
-    toolCallTexts(m.tool_calls, texts);
-    if (isObj(m.function_call)) argumentTexts(m.function_call.arguments, texts, true);
-    if (isObj(m.audio)) str(m.audio.transcript, texts);
-  }
-  return texts;
+    contentTexts(m.content, `${path}.content`, out);
+    str(m.refusal, `${path}.refusal`, out);
+    toolCallTexts(m.tool_calls, `${path}.tool_calls`, out);
+    if (isObj(m.function_call)) argumentTexts(m.function_call.arguments, `${path}.function_call.arguments`, out, true);
+    if (isObj(m.audio)) str(m.audio.transcript, `${path}.audio.transcript`, out);
+  });
+  return out;
 }
 
-/** Text pieces of one stream chunk, per choice index. */
-export function chunkTexts(chunk: unknown): Array<{ choice: number; text: string }> {
-  const out: Array<{ choice: number; text: string }> = [];
+/** Texts of a non-streaming response (responseFields without the paths). */
+export function responseTexts(response: unknown): string[] {
+  return responseFields(response).map((f) => f.text);
+}
+
+/**
+ * Text pieces of one stream chunk, per choice index, with the path of the streamed field they continue
+ * (`choices[0].delta.content`, `choices[0].delta.tool_calls[1].function.arguments`).
+ */
+export function chunkTexts(chunk: unknown): Array<{ choice: number; text: string; path: string }> {
+  const out: Array<{ choice: number; text: string; path: string }> = [];
   if (!isObj(chunk) || !Array.isArray(chunk.choices)) return out;
   for (const c of chunk.choices) {
     if (!isObj(c) || !isObj(c.delta)) continue;
     const choice = typeof c.index === 'number' ? c.index : 0;
-    const pieces: string[] = [];
-    contentTexts(c.delta.content, pieces);
-    str(c.delta.refusal, pieces);
-    toolCallTexts(c.delta.tool_calls, pieces, false);
-    if (isObj(c.delta.function_call)) str(c.delta.function_call.arguments, pieces);
-    if (isObj(c.delta.audio)) str(c.delta.audio.transcript, pieces);
-    for (const text of pieces) out.push({ choice, text });
+    const path = `choices[${choice}].delta`;
+    const pieces: Out = [];
+    // A streamed content field is one string however the parts are split: its pieces share one path.
+    if (typeof c.delta.content === 'string') str(c.delta.content, `${path}.content`, pieces);
+    else contentTexts(c.delta.content, `${path}.content`, pieces);
+    str(c.delta.refusal, `${path}.refusal`, pieces);
+    toolCallTexts(c.delta.tool_calls, `${path}.tool_calls`, pieces, false);
+    if (isObj(c.delta.function_call)) str(c.delta.function_call.arguments, `${path}.function_call.arguments`, pieces);
+    if (isObj(c.delta.audio)) str(c.delta.audio.transcript, `${path}.audio.transcript`, pieces);
+    for (const p of pieces) out.push({ choice, text: p.text, path: p.path });
   }
   return out;
 }

@@ -1,5 +1,7 @@
 import type { DetectCategory, DetectionClient, DetectStream, DetectStreamUpdate } from '../../shared/detection-client';
 import type { DetectionPolicy } from '../../shared/policy';
+import { StreamFieldLayout } from '../../shared/explain/field-layout';
+import { CategoryMatches, type ExplainedCategory } from '../../shared/explain/verdict-matches';
 import { chunkTexts } from './openai-chat.spec';
 import type { SseEvent } from './sse';
 
@@ -21,6 +23,8 @@ interface ChoiceStream {
   stream: DetectStream;
   written: number;
   released: number;
+  /** Which streamed field each stretch of this choice's detection stream came from. */
+  fields: StreamFieldLayout;
 }
 
 interface Held {
@@ -32,6 +36,7 @@ export class StreamGuard {
   private readonly choices = new Map<number, ChoiceStream>();
   private readonly held: Held[] = [];
   private readonly categories = new Map<string, DetectCategory>();
+  private readonly matches = new CategoryMatches();
   blocked = false;
   blockReason = '';
 
@@ -42,6 +47,11 @@ export class StreamGuard {
     return [...this.categories.values()];
   }
 
+  /** Categories fired so far with their matches (paths of the streamed fields, offsets into their streamed text). */
+  explained(): ExplainedCategory[] {
+    return this.matches.explain(this.fired());
+  }
+
   choiceIndexes(): number[] {
     return [...this.choices.keys()].sort((a, b) => a - b);
   }
@@ -49,8 +59,9 @@ export class StreamGuard {
   /** Feeds one upstream event. Rejects if the detection stream failed (the caller applies the fail mode). */
   async push(event: SseEvent, parsed: unknown): Promise<void> {
     const ends: Held['ends'] = [];
-    for (const { choice, text } of chunkTexts(parsed)) {
+    for (const { choice, text, path } of chunkTexts(parsed)) {
       const c = this.choice(choice);
+      c.fields.push(path, text);
       c.written += text.length;
       ends.push([choice, c.written]);
       await c.stream.write(text);
@@ -81,7 +92,7 @@ export class StreamGuard {
         windowChars: this.o.windowChars,
         onUpdate: (u: DetectStreamUpdate) => this.apply(index, u),
       });
-      c = { stream, written: 0, released: 0 };
+      c = { stream, written: 0, released: 0, fields: new StreamFieldLayout() };
       this.choices.set(index, c);
     }
     return c;
@@ -89,7 +100,11 @@ export class StreamGuard {
 
   private apply(choice: number, u: DetectStreamUpdate): void {
     const c = this.choices.get(choice);
-    if (c) c.released = Math.max(c.released, u.releasedUpTo);
+    if (c) {
+      c.released = Math.max(c.released, u.releasedUpTo);
+      // Settled findings carry stream offsets; only fired ones are located (binary search per finding).
+      if (u.findings.some((f) => f.fired)) this.matches.addFindings(u.findings, (start, end) => c.fields.locate(start, end));
+    }
     for (const cat of u.categories) {
       const prev = this.categories.get(cat.type);
       if (!prev || cat.confidence > prev.confidence) this.categories.set(cat.type, cat);

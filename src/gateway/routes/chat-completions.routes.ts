@@ -8,7 +8,9 @@ import { AppError } from '../../shared/errors';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
-import { blockedStreamTail, identityOf, readChatRequest, responseTexts, type StreamIdentity } from '../proxy/openai-chat.spec';
+import { blockedStreamTail, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.spec';
+import { joinFields } from '../../shared/explain/field-layout';
+import { CategoryMatches, explainVerdict, type ExplainedCategory } from '../../shared/explain/verdict-matches';
 import { SseParser } from '../proxy/sse';
 import { StreamGuard } from '../proxy/stream-guard';
 import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamTransportError } from '../../shared/http/upstream';
@@ -61,8 +63,9 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
     const ctx = authOf(request);
     const chat = readChatRequest(request.body);
     request.audit = { model: chat.model, countTexts: chat.texts, findings: [], blocked: false };
-    const input = await deps.detection.detect({ text: chat.texts.join('\n\n'), direction: 'input', policy: ctx.policy.detection });
-    record(request, input.categories, input.blocked);
+    const joined = joinFields(chat.fields);
+    const input = await deps.detection.detect({ text: joined.text, direction: 'input', policy: ctx.policy.detection });
+    record(request, explainVerdict(input, (start, end) => joined.layout.locate(start, end)), input.blocked);
     setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
     if (input.blocked) throw securityBlock('input', input);
 
@@ -97,12 +100,18 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
   });
 }
 
-function record(request: FastifyRequest, categories: readonly DetectCategory[], blocked: boolean): void {
+/**
+ * Folds one stage's categories (input, output) into the audit record: one finding per type, its highest
+ * confidence and that stage's action, and the matches of both stages (bounded, highest scores first).
+ */
+function record(request: FastifyRequest, categories: readonly ExplainedCategory[], blocked: boolean): void {
   const audit = request.audit ?? {};
   const seen = new Map((audit.findings ?? []).map((f) => [f.type, f]));
   for (const c of categories) {
     const prev = seen.get(c.type);
-    if (!prev || c.confidence > prev.confidence) seen.set(c.type, { type: c.type, confidence: c.confidence, action: c.action });
+    const matches = new CategoryMatches().addMatches(c.type, prev?.matches ?? []).addMatches(c.type, c.matches).of(c.type);
+    const best = !prev || c.confidence > prev.confidence ? { type: c.type, confidence: c.confidence, action: c.action } : prev;
+    seen.set(c.type, { type: best.type, confidence: best.confidence, action: best.action, matches });
   }
   audit.findings = [...seen.values()];
   audit.blocked = (audit.blocked ?? false) || blocked;
@@ -127,8 +136,9 @@ async function relayJson(a: RelayArgs): Promise<FastifyReply> {
   } catch {
     throw new AppError('internal_error', 'The upstream provider sent a response that is not JSON', { code: 'upstream_invalid', status: 502 });
   }
-  const output = await a.deps.detection.detect({ text: responseTexts(parsed).join('\n\n'), direction: 'output', policy: a.ctx.policy.detection });
-  record(a.request, output.categories, output.blocked);
+  const joined = joinFields(responseFields(parsed));
+  const output = await a.deps.detection.detect({ text: joined.text, direction: 'output', policy: a.ctx.policy.detection });
+  record(a.request, explainVerdict(output, (start, end) => joined.layout.locate(start, end)), output.blocked);
   const categories = [...a.input.categories, ...output.categories];
   setRiskHeaders(a.reply, { blocked: output.blocked, categories, unscanned: [...new Set([...unscannedOf(a.input), ...unscannedOf(output)])] });
   if (output.blocked) throw securityBlock('output', output);
@@ -181,7 +191,7 @@ async function relayStream(a: RelayArgs & { model: string; abort: AbortControlle
   } finally {
     guard.cancel();
   }
-  record(a.request, guard.fired(), guard.blocked);
+  record(a.request, guard.explained(), guard.blocked);
   if (guard.blocked) {
     a.upstream.body.destroy();
     const identityOrDefault = identity ?? { id: `chatcmpl-blocked-${Date.now()}`, created: Math.floor(Date.now() / 1000), model: a.model };

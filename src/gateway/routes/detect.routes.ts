@@ -4,6 +4,7 @@ import { auditResponses, type AuditSinks } from '../../management/events/audit.h
 import type { ProjectAuthService } from '../../management/projects/project-auth.service';
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import type { DetectionClient } from '../../shared/detection-client';
+import { explainVerdict } from '../../shared/explain/verdict-matches';
 import { parseBody } from '../../shared/http/validation';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { directionSchema } from '../../shared/policy';
@@ -27,7 +28,8 @@ export interface DetectRouteDeps {
 
 /**
  * POST /v1/detect: scans `content` in `direction` with the caller's project policy and answers
- * `{blocked, categories:[{type, confidence, action}], unscanned}`. A blocked verdict is a 200 answer
+ * `{blocked, categories:[{type, confidence, action, matches:[{path, start, end, signal, score}]}], unscanned}`
+ * (verdict-matches.ts). A blocked verdict is a 200 answer
  * here (this call only detects); X-Risk-* headers mirror the body.
  */
 export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps): void {
@@ -42,13 +44,11 @@ export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps
       policy: ctx.policy.detection,
     });
     const unscanned = unscannedOf(verdict);
-    request.audit.findings = verdict.categories.map((c) => ({ type: c.type, confidence: c.confidence, action: c.action }));
+    // One field, `content`: the finding offsets are already offsets into it.
+    const categories = explainVerdict(verdict, (start, end) => [{ path: 'content', start, end }]);
+    request.audit.findings = categories;
     request.audit.blocked = verdict.blocked;
     setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });
-    return {
-      blocked: verdict.blocked,
-      categories: verdict.categories.map((c) => ({ type: c.type, confidence: c.confidence, action: c.action })),
-      unscanned,
-    };
+    return { blocked: verdict.blocked, categories, unscanned };
   });
 }

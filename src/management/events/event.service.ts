@@ -1,8 +1,15 @@
 import type { Storage } from '../../storage/data-source';
-import type { RecordedFinding } from '../../storage/entities/security-event.entity';
+import type { RecordedFinding, RecordedMatch } from '../../storage/entities/security-event.entity';
 import { isoString } from '../query-helpers';
 import type { Page } from '../views';
 import type { ListEventsQuery, ListSessionsQuery } from './event.schemas';
+
+/** A finding as the API shows it: `matches` always present (empty for events recorded before matches existed). */
+export type FindingView = RecordedFinding & { matches: RecordedMatch[] };
+
+function findingView(f: RecordedFinding): FindingView {
+  return { type: f.type, confidence: f.confidence, action: f.action, matches: f.matches ?? [] };
+}
 
 export interface EventView {
   id: string;
@@ -11,7 +18,7 @@ export interface EventView {
   session_id: string | null;
   model: string | null;
   input_tokens: number | null;
-  findings: RecordedFinding[];
+  findings: FindingView[];
   blocked: boolean;
   response_status: number;
   latency_ms: number;
@@ -71,7 +78,7 @@ export class EventService {
         session_id: r.session_id,
         model: r.model,
         input_tokens: r.input_tokens,
-        findings: r.findings,
+        findings: (r.findings as RecordedFinding[]).map(findingView),
         blocked: r.blocked,
         response_status: r.response_status,
         latency_ms: Number(r.latency_ms),

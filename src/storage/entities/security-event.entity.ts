@@ -1,10 +1,23 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
+/** Where a finding matched: a span of one content field and the signal that fired (never the text). */
+export interface RecordedMatch {
+  /** JSON path of the content field, e.g. `messages[2].content`. */
+  path: string;
+  /** UTF-16 offsets inside the field, end exclusive. */
+  start: number;
+  end: number;
+  signal: string;
+  score: number;
+}
+
 /** A detector result as recorded in the audit trail: never the matched text. */
 export interface RecordedFinding {
   type: string;
   confidence: number;
   action: string;
+  /** At most MAX_MATCHES_PER_CATEGORY, highest scores first; absent on events written before matches existed. */
+  matches?: RecordedMatch[];
 }
 
 export type SecurityEventKind = 'request' | 'auth_failed';
