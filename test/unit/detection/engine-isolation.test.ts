@@ -79,7 +79,7 @@ describe('evaluate: detector isolation and fail mode', () => {
     const result = await e.evaluate({ text: 'abc', direction: 'input', config: cfg, detectorTimeoutMs: 10 });
     expect(result.outcomes[0]).toMatchObject({ status: 'ok' });
     expect(result.outcomes[0]!.elapsedMs).toBeGreaterThan(10); // it overran its 10 ms budget
-    expect(result.findings).toEqual([{ type: 'pii/address', confidence: 1, start: 0, end: 1, fired: true }]);
+    expect(result.findings).toEqual([{ type: 'pii/address', confidence: 1, start: 0, end: 1, fired: true, signal: 'signature:pii/address' }]);
   });
 
   it('an invalid finding is an error outcome, not a crash', async () => {

@@ -108,7 +108,7 @@ describe('evaluate: allow and deny match types', () => {
     const text = '  drop table  ';
     const config = policyFixture({ denyList: { entries: ['DROP TABLE'], match_type: 'exact' } });
     const result = await evaluate({ text, direction: 'input', config });
-    expect(result.findings).toEqual([{ type: 'deny_list', confidence: 1, start: 2, end: 12, fired: true }]);
+    expect(result.findings).toEqual([{ type: 'deny_list', confidence: 1, start: 2, end: 12, fired: true, signal: 'deny_list' }]);
   });
 });
 
@@ -157,7 +157,7 @@ describe('evaluate: configuration errors and RE2', () => {
   it('skips empty matches of custom patterns', async () => {
     const config = policyFixture({ customDetectors: [{ name: 'maybe', pattern: 'x*', action: 'block' }] });
     const result = await evaluate({ text: 'ab xx c', direction: 'input', config });
-    expect(result.findings).toEqual([{ type: 'custom/maybe', confidence: 1, start: 3, end: 5, fired: true }]);
+    expect(result.findings).toEqual([{ type: 'custom/maybe', confidence: 1, start: 3, end: 5, fired: true, signal: 'custom:maybe' }]);
   });
 
   it('caches compiled rules per cache_key, recompiling when the patterns behind a key change', async () => {

@@ -41,7 +41,7 @@ describe('StreamScanner: findings across chunk boundaries', () => {
   it('finds an address split across two chunks once, with stream offsets', async () => {
     const split = at + 6;
     const { findings, last } = await streamText([text.slice(0, split), text.slice(split)]);
-    expect(findings).toEqual([{ type: 'pii/email', confidence: 0.95, start: at, end: at + 'jane.doe@acme-corp.com'.length, fired: true }]);
+    expect(findings).toEqual([{ type: 'pii/email', confidence: 0.95, start: at, end: at + 'jane.doe@acme-corp.com'.length, fired: true, signal: 'signature:pii/email' }]);
     expect(last).toMatchObject({ done: true, blocked: true, releasedUpTo: text.length, received: text.length });
   });
 

@@ -167,7 +167,7 @@ describe('classifier router', () => {
     const detector = new ClassifierDetector('prompt_attack', () => router);
     const text = `${'a'.repeat(9000)} ATTACK`;
     const findings = await detector.detect({ text, direction: 'input' }, signal());
-    expect(findings).toEqual([{ confidence: 0.97, start: text.length - 2000, end: text.length }]);
+    expect(findings).toEqual([{ confidence: 0.97, start: text.length - 2000, end: text.length, signal: 'classifier:builtin' }]);
     expect(await detector.detect({ text: '   ', direction: 'input' }, signal())).toEqual([]);
   });
 });
