@@ -50,7 +50,20 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('audit events on
         for (const r of sensorRows) {
           expect(r).toMatchObject({ session_id: session, model: 'claude-sonnet-4-5', response_status: 200, blocked: false });
           expect(r.input_tokens).toBeGreaterThan(3);
-          expect(r.findings).toEqual([{ type: 'pii/email', confidence: expect.any(Number), action: 'log' }]);
+          // `question ${i} from dev${i}@acme-corp.com`: the address starts after "question N from ".
+          expect(r.findings).toEqual([
+            {
+              type: 'pii/email',
+              confidence: expect.any(Number),
+              action: 'log',
+              matches: [{ path: 'messages[0].content', start: expect.any(Number), end: expect.any(Number), signal: 'signature:pii/email', score: expect.any(Number) }],
+            },
+          ]);
+          // The span is `dev${i}@acme-corp.com`, so its length gives i's digit count and thereby its start.
+          const [m] = r.findings[0].matches;
+          const digits = m.end - m.start - 'dev@acme-corp.com'.length;
+          expect(digits === 1 || digits === 2).toBe(true);
+          expect(m.start).toBe('question '.length + digits + ' from '.length);
           expect(Number(r.latency_ms)).toBeGreaterThan(0);
         }
         const failed = rows.filter((r) => r.kind === 'auth_failed');
@@ -113,7 +126,11 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('audit events on
       expect((await get('/api/v1/events/?session_id=session-a')).json.count).toBe(3);
       const blocked = await get('/v1/events/?blocked=true');
       expect(blocked.json.count).toBe(1);
-      expect(blocked.json.results[0]).toMatchObject({ response_status: 403, blocked: true, findings: [{ type: 'deny_list', confidence: 1, action: 'block' }] });
+      expect(blocked.json.results[0]).toMatchObject({
+        response_status: 403,
+        blocked: true,
+        findings: [{ type: 'deny_list', confidence: 1, action: 'block', matches: [{ path: 'messages[0].content', start: 2, end: 11, signal: 'deny_list', score: 1 }] }],
+      });
       const page = await get('/v1/events/?limit=2&offset=1');
       expect(page.json.results).toHaveLength(2);
       expect(page.json.results[0].id).toBe(all.json.results[1].id);

@@ -10,7 +10,7 @@ import { postJson, startTestServices, type TestServices } from '../helpers/servi
  * must answer exactly the same for the same filters (same service method, same zod schema).
  */
 
-const EVENT_FIELDS = 'id project_id path session_id model input_tokens findings { type confidence action } blocked response_status latency_ms created_at';
+const EVENT_FIELDS = 'id project_id path session_id model input_tokens findings { type confidence action matches { path start end signal score } } blocked response_status latency_ms created_at';
 const SESSION_FIELDS = 'session_id count blocked_count first_seen last_seen models';
 
 const EVENTS_Q = `query($limit: Int, $offset: Int, $path: String, $session_id: String, $project_id: ID, $blocked: Boolean, $since: String, $until: String) {
@@ -116,7 +116,15 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('GraphQL audit e
         project_id: firstProject,
         path: '/v1/messages',
         blocked: true,
-        findings: [{ type: 'deny_list', confidence: 1, action: 'block' }],
+        findings: [
+          {
+            type: 'deny_list',
+            confidence: 1,
+            action: 'block',
+            // 'a forbidden word': the match is characters 2..11 of the only message's content.
+            matches: [{ path: 'messages[0].content', start: 2, end: 11, signal: 'deny_list', score: 1 }],
+          },
+        ],
       });
       expect(blocked.input_tokens).toBeGreaterThan(0);
       expect(blocked.latency_ms).toBeGreaterThan(0);

@@ -37,6 +37,8 @@ export class StreamGuard {
   private readonly held: Held[] = [];
   private readonly categories = new Map<string, DetectCategory>();
   private readonly matches = new CategoryMatches();
+  /** Updates whose findings were collected (finish() applies the last update again). */
+  private readonly collected = new WeakSet<DetectStreamUpdate>();
   blocked = false;
   blockReason = '';
 
@@ -103,7 +105,10 @@ export class StreamGuard {
     if (c) {
       c.released = Math.max(c.released, u.releasedUpTo);
       // Settled findings carry stream offsets; only fired ones are located (binary search per finding).
-      if (u.findings.some((f) => f.fired)) this.matches.addFindings(u.findings, (start, end) => c.fields.locate(start, end));
+      if (!this.collected.has(u) && u.findings.some((f) => f.fired)) {
+        this.matches.addFindings(u.findings, (start, end) => c.fields.locate(start, end));
+      }
+      this.collected.add(u);
     }
     for (const cat of u.categories) {
       const prev = this.categories.get(cat.type);
