@@ -69,7 +69,8 @@ describe('alert action → signed webhook', () => {
       path: '/v1/detect',
       blocked: false,
       response_status: 200,
-      alerts: [{ type: 'pii/email', confidence: expect.any(Number), action: 'alert' }],
+      // Where it matched (offsets in `content`), never what.
+      alerts: [{ type: 'pii/email', confidence: expect.any(Number), action: 'alert', matches: [{ path: 'content', start: 8, end: 25, signal: 'signature:pii/email', score: expect.any(Number) }] }],
     });
     expect(retry.body).not.toContain('acme-corp.com');
     expect(retry.body).not.toContain('contact');

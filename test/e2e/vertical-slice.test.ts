@@ -24,7 +24,14 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('vertical slice 
     const res = await detect({ content: 'Please write to jane.doe@acme-corp.com about the invoice', direction: 'input' });
     expect(res.status).toBe(200);
     expect(res.json.blocked).toBe(false); // the starter policy logs emails; it does not block them
-    expect(res.json.categories).toEqual([{ type: 'pii/email', confidence: expect.any(Number), action: 'log' }]);
+    expect(res.json.categories).toEqual([
+      {
+        type: 'pii/email',
+        confidence: expect.any(Number),
+        action: 'log',
+        matches: [{ path: 'content', start: 16, end: 38, signal: 'signature:pii/email', score: res.json.categories[0].confidence }],
+      },
+    ]);
     expect(res.json.categories[0].confidence).toBeGreaterThanOrEqual(0.75);
     expect(res.headers.get('x-risk-blocked')).toBe('false');
     expect(res.headers.get('x-risk-categories')).toBe('pii/email');

@@ -61,7 +61,7 @@ describe('DetectStream over gRPC', () => {
     const last = await stream.end();
     await reading;
     const findings = updates.flatMap((u) => u.findings);
-    expect(findings).toEqual([{ type: 'pii/email', confidence: 0.95, start: at, end: at + 22, fired: true }]);
+    expect(findings).toEqual([{ type: 'pii/email', confidence: 0.95, start: at, end: at + 22, fired: true, signal: 'signature:pii/email' }]);
     expect(last).toMatchObject({ done: true, blocked: true, releasedUpTo: text.length, received: text.length, scanned: true });
     expect(last.categories).toEqual([{ type: 'pii/email', confidence: 0.95, action: 'block' }]);
     expect(updates[updates.length - 1]).toBe(last);

@@ -69,6 +69,7 @@ describe('detection gRPC server + detection client', () => {
     expect(result.categories).toEqual([{ type: 'pii/email', confidence: 0.95, action: 'block' }]);
     expect(result.findings).toHaveLength(1);
     expect(text.slice(result.findings[0]?.start, result.findings[0]?.end)).toBe('jane.doe@corp.io');
+    expect(result.findings[0]?.signal).toBe('signature:pii/email'); // proto Finding.signal over the wire
     expect(result.outcomes).toEqual([
       { type: 'pii/email', status: 'ok', message: '', elapsedMs: expect.any(Number), failMode: 'closed' },
     ]);
