@@ -92,7 +92,13 @@ describe('classifier detectors through /v1/detect', () => {
     const res = await postJson(`${svc.gatewayUrl}/v1/detect`, { content: 'I will find them and hurt them tonight.' }, auth());
     expect(res.status).toBe(200);
     expect(res.json.blocked).toBe(true);
-    expect(res.json.categories).toContainEqual({ type: 'moderated_content/violence', confidence: 0.97, action: 'block' });
+    // The match names the backend that scored it.
+    expect(res.json.categories).toContainEqual({
+      type: 'moderated_content/violence',
+      confidence: 0.97,
+      action: 'block',
+      matches: [{ path: 'content', start: 0, end: 39, signal: 'classifier:openai-moderation', score: 0.97 }],
+    });
     expect(moderation.received.length).toBeGreaterThan(before);
     const last = moderation.received[moderation.received.length - 1]!;
     expect(last.headers.authorization).toBe('Bearer sk-moderation-test');
