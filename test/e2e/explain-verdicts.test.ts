@@ -186,6 +186,19 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('explained verdi
     ]);
   });
 
+  it('an event recorded before matches existed is returned with matches: [] (REST and GraphQL)', async () => {
+    const [row] = await svc.running.storage!.query<Json>('SELECT organization_id, project_id FROM security_events WHERE project_id IS NOT NULL LIMIT 1');
+    await svc.running.storage!.query(
+      `INSERT INTO security_events (organization_id, project_id, kind, path, findings, blocked, response_status, latency_ms)
+       VALUES ($1, $2, 'request', '/v1/legacy', $3::jsonb, false, 200, 1)`,
+      [row!.organization_id, row!.project_id, JSON.stringify([{ type: 'pii/email', confidence: 0.95, action: 'log' }])],
+    );
+    const viaRest = (await rest.get('/v1/events/?path=/v1/legacy')).json;
+    expect(viaRest.results[0].findings).toEqual([{ type: 'pii/email', confidence: 0.95, action: 'log', matches: [] }]);
+    const q = `query { events(path: "/v1/legacy") { results { findings { type matches { path } } } } }`;
+    expect((await gqlClient(svc.gatewayUrl, svc.apiKey).data(q)).events.results[0].findings).toEqual([{ type: 'pii/email', matches: [] }]);
+  });
+
   it('no stored event holds matched text', async () => {
     await svc.running.audit!.flush();
     const rows = await svc.running.storage!.query<Json>('SELECT * FROM security_events');
