@@ -1,0 +1,77 @@
+import { createDetectionEngine } from '../../../src/detection/engine';
+import { StreamScanner } from '../../../src/detection/stream-scanner';
+import { StreamGuard } from '../../../src/gateway/proxy/stream-guard';
+import type { DetectionClient, DetectStream, DetectStreamOptions, DetectStreamUpdate } from '../../../src/shared/detection-client';
+import { policyFixture } from '../detection/policy-fixture';
+
+/** A DetectionClient whose streams run the real stream scanner in process (the gRPC hop is covered by e2e tests). */
+function inProcessDetection(): DetectionClient {
+  const engine = createDetectionEngine();
+  const detectStream = (o: DetectStreamOptions): DetectStream => {
+    const scanner = new StreamScanner(engine, { direction: o.direction, config: o.policy, windowChars: o.windowChars });
+    let latest: DetectStreamUpdate | undefined;
+    const emit = (u: DetectStreamUpdate | undefined) => {
+      if (!u) return;
+      latest = u;
+      o.onUpdate?.(u);
+    };
+    return {
+      write: async (chunk) => emit(await scanner.push(chunk)),
+      end: async () => {
+        const last = await scanner.finish();
+        emit(last);
+        return last;
+      },
+      cancel: () => undefined,
+      get latest() {
+        return latest;
+      },
+      [Symbol.asyncIterator]: () => {
+        throw new Error('not used');
+      },
+    };
+  };
+  const unused = () => {
+    throw new Error('not used');
+  };
+  return { detect: unused, detectStream, listDetectorTypes: unused, checkHealth: async () => true, close: () => undefined };
+}
+
+const chunk = (choices: unknown[]) => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices });
+const event = (data: unknown) => ({ raw: `data: ${JSON.stringify(data)}\n\n`, data: JSON.stringify(data) });
+
+describe('StreamGuard: matches of a streamed answer', () => {
+  it('maps findings to the streamed field of their choice, offsets into that field across chunks', async () => {
+    const policy = policyFixture({ outputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'log' }] });
+    const released: string[] = [];
+    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, release: (raw) => released.push(raw) });
+    const content0 = ['Write to ann.lee@exa', 'mple-corp.com please. ', 'x'.repeat(300), ' and also to bo@acme-corp.com.'];
+    const args0 = ['{"to":"cy@acme-corp.com",', '"n":1}'];
+    const content1 = ['Other choice: di@acme-corp.com'];
+    // Content of choice 0 (an address split over two chunks), then the arguments of its tool call 3
+    // interleaved with more content, and a second choice. (A choice's fields share one detection
+    // stream, so a match is only found where a field's text is contiguous in it.)
+    const events = [
+      chunk([{ index: 0, delta: { content: content0[0] } }]),
+      chunk([{ index: 0, delta: { content: content0[1] } }]),
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 3, function: { arguments: args0[0] } }] } }]),
+      chunk([{ index: 1, delta: { content: content1[0] } }]),
+      chunk([{ index: 0, delta: { content: content0[2] } }]),
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 3, function: { arguments: args0[1] } }] } }]),
+      chunk([{ index: 0, delta: { content: content0[3] } }]),
+    ];
+    for (const e of events) await guard.push(event(e), e);
+    await guard.finish();
+    expect(released).toHaveLength(events.length);
+    const [email] = guard.explained();
+    const byPath = [...email!.matches].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.start - b.start));
+    const full = { 'choices[0].delta.content': content0.join(''), 'choices[0].delta.tool_calls[3].function.arguments': args0.join(''), 'choices[1].delta.content': content1.join('') };
+    expect(byPath.map((m) => [m.path, full[m.path as keyof typeof full].slice(m.start, m.end)])).toEqual([
+      ['choices[0].delta.content', 'ann.lee@example-corp.com'],
+      ['choices[0].delta.content', 'bo@acme-corp.com'],
+      ['choices[0].delta.tool_calls[3].function.arguments', 'cy@acme-corp.com'],
+      ['choices[1].delta.content', 'di@acme-corp.com'],
+    ]);
+    for (const m of byPath) expect(m.signal).toBe('signature:pii/email');
+  });
+});
