@@ -234,7 +234,7 @@ function patternRule(rule: { type: string; action: Action; spans: Span[]; signal
 /** A finding in original-text offsets, naming its signal (`fallback` when the detector named none). */
 function toOriginal(f: DetectorFinding, view: TextView, fallback: string): DetectorFinding {
   const signal = f.signal ?? fallback;
-  if (view.identity) return f.signal === undefined ? { ...f, signal } : f;
+  if (view.identity) return f.signal === undefined ? { confidence: f.confidence, start: f.start, end: f.end, signal } : f;
   const span = view.toOriginal(f.start, f.end);
   return { confidence: f.confidence, start: span.start, end: span.end, signal };
 }

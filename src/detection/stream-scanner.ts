@@ -146,7 +146,7 @@ export class StreamScanner {
     return results.map((r) => ({
       ...r,
       findings: r.findings
-        .map((f) => ({ ...f, start: f.start + offset, end: f.end + offset }))
+        .map((f) => ({ confidence: f.confidence, start: f.start + offset, end: f.end + offset, signal: f.signal }))
         .filter((f) => f.start >= this.settledTo && (final || f.start < boundary)),
     }));
   }

@@ -37,10 +37,10 @@ export class FieldLayout {
   private readonly starts: number[] = [];
   private readonly segments: Segment[] = [];
 
-  /** Adds a segment after every earlier one (`at` at or past the previous segment's end). */
+  /** Adds a segment after every earlier one (`at` at or past the previous segment's end); the layout owns it. */
   append(segment: Segment): void {
     this.starts.push(segment.at);
-    this.segments.push({ ...segment });
+    this.segments.push(segment);
   }
 
   /** Grows the last segment by `length` characters (a stream piece continuing the same field). */
@@ -96,18 +96,29 @@ export class FieldLayout {
   }
 }
 
-/** One Detect text from the fields (joined with FIELD_SEPARATOR) and the layout to map findings back. */
-export function joinFields(fields: readonly TextField[]): { text: string; layout: FieldLayout } {
+/**
+ * One Detect text from the fields (joined with FIELD_SEPARATOR) and the layout to map findings back.
+ * The layout is built on the first `locate` only: a request whose verdict fired nothing never pays for it.
+ */
+export function joinFields(fields: readonly TextField[]): { text: string; layout: Pick<FieldLayout, 'locate'> } {
+  let built: FieldLayout | undefined;
+  const layout = {
+    locate(start: number, end: number): FieldSpan[] {
+      built ??= layoutOf(fields);
+      return built.locate(start, end);
+    },
+  };
+  return { text: fields.map((f) => f.text).join(FIELD_SEPARATOR), layout };
+}
+
+function layoutOf(fields: readonly TextField[]): FieldLayout {
   const layout = new FieldLayout();
-  const texts: string[] = [];
   let at = 0;
   for (const f of fields) {
-    if (texts.length > 0) at += FIELD_SEPARATOR.length;
     layout.append({ at, length: f.text.length, path: f.path, fieldStart: 0 });
-    texts.push(f.text);
-    at += f.text.length;
+    at += f.text.length + FIELD_SEPARATOR.length;
   }
-  return { text: texts.join(FIELD_SEPARATOR), layout };
+  return layout;
 }
 
 /**

@@ -49,7 +49,8 @@ export class CategoryMatches {
       if (seen >= MAX_MATCHES_PER_CATEGORY) continue;
       perType.set(f.type, seen + 1);
       const signal = f.signal || 'unknown';
-      for (const span of locate(f.start, f.end)) this.add(f.type, { ...span, signal, score: f.confidence });
+      // Explicit fields, not a spread: object spread is several times slower on this path.
+      for (const span of locate(f.start, f.end)) this.add(f.type, { path: span.path, start: span.start, end: span.end, signal, score: f.confidence });
     }
     return this;
   }
@@ -66,7 +67,7 @@ export class CategoryMatches {
     if (!list) return [];
     list.sort(byScore);
     if (list.length > MAX_MATCHES_PER_CATEGORY) list.length = MAX_MATCHES_PER_CATEGORY;
-    return list.map((m) => ({ ...m }));
+    return list.map((m) => ({ path: m.path, start: m.start, end: m.end, signal: m.signal, score: m.score }));
   }
 
   /** The categories with their matches. */
