@@ -51,8 +51,8 @@ describe('Finding.signal: what fired', () => {
       ...LEXICON.map((e) => [e.id, e.floor] as [string, number]),
       ...ATTACK_SIGNALS.flatMap((s) => Object.values(s.floor ?? {}).map((v) => [s.id, v] as [string, number])),
     ]);
-    for (const f of r.findings.filter((x) => x.signal.startsWith('heuristic:'))) {
-      // A heuristic is named only when its floor IS the score.
+    for (const f of r.findings.filter((x) => x.signal.startsWith('heuristic:') && !x.signal.startsWith('heuristic:framing_'))) {
+      // A floor heuristic is named only when its floor IS the score.
       expect(f.confidence).toBe(floors.get(f.signal.slice('heuristic:'.length)));
     }
     expect(r.findings.find((f) => f.type === 'moderated_content/harassment_threatening')?.signal).toBe('heuristic:threat_first_person');
@@ -65,6 +65,16 @@ describe('builtin deciding signals', () => {
     const evidence = { signals: { hits: [i], floor: { prompt_attack: 0.8, jailbreak: 0 } }, lexicon: { hits: [] } };
     expect(scoreSignalOf(withDecidingSignals({ prompt_attack: 0.8, jailbreak: 0.1 }, evidence), 'prompt_attack')).toBe('heuristic:override_short');
     expect(scoreSignalOf(withDecidingSignals({ prompt_attack: 0.93, jailbreak: 0.1 }, evidence), 'prompt_attack')).toBeUndefined();
+  });
+
+  it('names the framing that stacked a harmful request into a jailbreak, unless a floor decided', () => {
+    const framing = ATTACK_SIGNALS.findIndex((s) => s.id === 'framing_fiction');
+    const evidence = { signals: { hits: [framing], floor: { prompt_attack: 0, jailbreak: 0 } }, lexicon: { hits: [] } };
+    const scores = withDecidingSignals({ prompt_attack: 0.86, jailbreak: 0.86, 'moderated_content/illicit': 0.86 }, evidence, { harm: 0.86, framing });
+    expect(scoreSignalOf(scores, 'jailbreak')).toBe('heuristic:framing_fiction');
+    expect(scoreSignalOf(scores, 'moderated_content/illicit')).toBeUndefined();
+    // The model scored above the stacked harm: the classifier's verdict.
+    expect(scoreSignalOf(withDecidingSignals({ prompt_attack: 0.95, jailbreak: 0.95 }, evidence, { harm: 0.86, framing }), 'jailbreak')).toBeUndefined();
   });
 
   it('credits a lexicon floor to its category and to the parent that took the child score', () => {

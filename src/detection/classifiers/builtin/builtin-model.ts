@@ -1,6 +1,6 @@
 import type { ClassifierScores } from '../backend';
 import { calibrate } from './calibration';
-import { withDecidingSignals } from './deciding-signals';
+import { withDecidingSignals, type StackedHarm } from './deciding-signals';
 import { FeatureHasher, type SparseVector } from './features';
 import { ATTACK_SIGNALS } from './heuristics';
 import { artefactSchema, unpackWeights, type BuiltinArtefact, type HeadSpec } from './model-format';
@@ -115,17 +115,20 @@ export class BuiltinModel {
     // framing, or followed by refusal suppression, is a jailbreak at the harm's own confidence. Neither
     // alone is: "write a story about a dragon" and a plain harmful question are not jailbreaks (the latter
     // is moderation's business).
-    if (f.signals.hits.some((i) => FRAMING_SIGNAL_INDICES.has(i))) {
+    const framing = f.signals.hits.find((i) => FRAMING_SIGNAL_INDICES.has(i));
+    let stacked: StackedHarm | undefined;
+    if (framing !== undefined) {
       let harm = 0;
       for (const c of STACKED_HARM) harm = Math.max(harm, mod[c]);
       if (harm >= STACK_MIN_HARM) {
         jailbreak = Math.max(jailbreak, harm);
         promptAttack = Math.max(promptAttack, harm);
+        stacked = { harm, framing };
       }
     }
     const scores: ClassifierScores = { prompt_attack: promptAttack, jailbreak };
     for (const c of MODERATION_CATEGORIES) scores[moderationType(c)] = mod[c];
-    return withDecidingSignals(scores, f);
+    return withDecidingSignals(scores, f, stacked);
   }
 }
 
