@@ -76,7 +76,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         detection = await startDetectionWorker({ config, logger: detectionLogger });
       } else {
         // Backends first, closed after the gRPC server has drained (closers run in reverse).
-        const classifiers = installClassifierBackends(config);
+        const classifiers = await installClassifierBackends(config);
         closers.push({ name: 'classifier-backends', close: () => classifiers.close() });
         detection = await startDetectionServer({ address: config.DETECTION_ADDRESS, logger: detectionLogger });
       }

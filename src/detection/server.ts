@@ -301,7 +301,7 @@ export function runDetectionWorker(): void {
   const logger = createLogger({ level: data.config.LOG_LEVEL }).child({ component: 'detection' });
   const post = (m: FromWorker) => port.postMessage(m);
   const start = async () => {
-    const classifiers = installClassifierBackends(data.config);
+    const classifiers = await installClassifierBackends(data.config);
     let server: StartedDetectionServer;
     try {
       server = await startDetectionServer({ address: data.config.DETECTION_ADDRESS, logger });

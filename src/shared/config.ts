@@ -128,6 +128,11 @@ export const configSchema = z.object({
   LLM_JUDGE_FORMAT: z
     .enum(['json_object', 'json', 'llama_guard'], { error: 'LLM_JUDGE_FORMAT must be json_object, json or llama_guard' })
     .default('json_object'),
+  // In-process ONNX classifier (backend `onnx`): the model directory and its runtime settings.
+  ONNX_MODEL_DIR: z.preprocess(empty, z.string().optional()),
+  ONNX_THREADS: positiveInt('ONNX_THREADS', 1, 64),
+  ONNX_MAX_CONCURRENCY: positiveInt('ONNX_MAX_CONCURRENCY', 2, 64),
+  ONNX_TIMEOUT_MS: positiveInt('ONNX_TIMEOUT_MS', 5000, 600_000),
   CLASSIFIER_TIMEOUT_MS: positiveInt('CLASSIFIER_TIMEOUT_MS', 800, 60000),
   CLASSIFIER_MAX_CONCURRENCY: positiveInt('CLASSIFIER_MAX_CONCURRENCY', 16, 1024),
   CLASSIFIER_MAX_QUEUE: nonNegativeInt('CLASSIFIER_MAX_QUEUE', 64, 100_000),

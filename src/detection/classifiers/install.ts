@@ -8,10 +8,17 @@ import { ClassifierRouter } from './router';
 /**
  * Builds the classifier backends the deployment configured (CLASSIFIER_BACKENDS and the backend
  * settings) and installs a router over them for the classifier detectors. A misconfiguration throws
- * at start-up (ConfigError naming the variable), never on a request.
+ * at start-up (ConfigError naming the variable), never on a request; an onnx model is loaded before
+ * this resolves.
  */
-export function installClassifierBackends(config: Config): { close(): Promise<void> } {
+export async function installClassifierBackends(config: Config): Promise<{ close(): Promise<void> }> {
   const built = buildClassifierBackends(parseClassifierBackendsConfig(config), { builtin: () => createBuiltinBackend() });
+  try {
+    await built.ready();
+  } catch (err) {
+    await built.close();
+    throw err;
+  }
   const instances = [...new Set(built.byType.values())];
   const byType = Object.fromEntries([...built.byType].map(([type, backend]) => [type, backend.name]));
   configureClassifierRouter(new ClassifierRouter({ backends: instances, routing: { byType } }));

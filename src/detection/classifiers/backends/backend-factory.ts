@@ -6,15 +6,17 @@ import { CompositeBackend } from './composite-backend';
 import { HttpClassifierBackend } from './http-classifier-backend';
 import { createKeepAliveAgent } from './http-json';
 import { LlmJudgeBackend } from './llm-judge-backend';
+import { OnnxClassifierBackend } from './onnx-classifier-backend';
 import { OpenAiModerationBackend } from './openai-moderation-backend';
-import { ResilientBackend, type BackendStats } from './resilient-backend';
+import { ResilientBackend, type BackendStats, type ResilienceOptions } from './resilient-backend';
 
 /**
  * Turns a checked ClassifierBackendsConfig into one backend per classifier type.
  *
  * - Each backend named in the configuration is built ONCE, for the union of the types assigned to it;
  *   external ones are wrapped in a ResilientBackend (one cache, breaker, semaphore and keep-alive pool
- *   each). The builtin backend is injected (it lives in ../builtin) and is used as is.
+ *   each). The in-process onnx backend is wrapped the same way (its own timeout and run bound);
+ *   its model loads in the background and `ready()` reports a model that cannot be used. The builtin backend is injected (it lives in ../builtin) and is used as is.
  * - A type with one backend maps to that instance; types with the same list of two or more backends
  *   share one CompositeBackend (highest score wins; stands while any member answers).
  * So `byType` values are shared: the router should group the requested types by backend instance and
@@ -34,7 +36,9 @@ export interface ClassifierBackends {
   /** The resilient wrappers of the external backends, for metrics. */
   external: readonly ResilientBackend[];
   stats(): BackendStats[];
-  /** Closes the keep-alive connection pools (call on shutdown). */
+  /** Settles once every in-process model is loaded; rejects with a ConfigError naming the problem. */
+  ready(): Promise<void>;
+  /** Closes the keep-alive connection pools and releases the in-process models (call on shutdown). */
   close(): Promise<void>;
 }
 
@@ -43,8 +47,10 @@ export function buildClassifierBackends(config: ClassifierBackendsConfig, deps: 
   const agents: Agent[] = [];
   const instances = new Map<BackendName, ClassifierBackend>();
   const external: ResilientBackend[] = [];
-  const resilient = (inner: ClassifierBackend) => {
-    const wrapped = new ResilientBackend(inner, { ...config.resilience, now: deps.now ?? config.resilience.now });
+  const models: OnnxClassifierBackend[] = [];
+  const resilient = (inner: ClassifierBackend, overrides: Partial<ResilienceOptions> = {}) => {
+    if (inner instanceof OnnxClassifierBackend) models.push(inner);
+    const wrapped = new ResilientBackend(inner, { ...config.resilience, ...overrides, now: deps.now ?? config.resilience.now });
     external.push(wrapped);
     return wrapped;
   };
@@ -81,8 +87,11 @@ export function buildClassifierBackends(config: ClassifierBackendsConfig, deps: 
     byType,
     external,
     stats: () => external.map((b) => b.stats()),
+    ready: async () => {
+      await Promise.all(models.map((m) => m.ready));
+    },
     close: async () => {
-      await Promise.all(agents.map((a) => a.close()));
+      await Promise.all([...agents.map((a) => a.close()), ...models.map((m) => m.close())]);
     },
   };
 }
@@ -92,7 +101,7 @@ interface BuildOneArgs {
   types: ClassifierType[];
   config: ClassifierBackendsConfig;
   deps: BuildClassifierBackendsDeps;
-  resilient: (inner: ClassifierBackend) => ResilientBackend;
+  resilient: (inner: ClassifierBackend, overrides?: Partial<ResilienceOptions>) => ResilientBackend;
   agent: () => Agent;
 }
 
@@ -118,6 +127,12 @@ function buildOne({ name, types, config, deps, resilient, agent }: BuildOneArgs)
     case 'llm-judge': {
       const o = required(config.llmJudge, name);
       return resilient(new LlmJudgeBackend({ ...o, types, dispatcher: agent() }));
+    }
+    case 'onnx': {
+      // In process, but wrapped all the same: its own timeout and run bound, plus the shared cache and breaker.
+      const o = required(config.onnx, name);
+      const backend = new OnnxClassifierBackend({ spec: o.spec, types, threads: o.threads, maxConcurrency: o.maxConcurrency });
+      return resilient(backend, { timeoutMs: o.timeoutMs, maxConcurrency: o.maxConcurrency });
     }
   }
 }

@@ -1,6 +1,7 @@
 import { ConfigError, type Config } from '../../../shared/config';
 import { CLASSIFIER_TYPES, type ClassifierType } from '../backend';
 import type { JudgeFormat } from './llm-judge-backend';
+import { readOnnxModelDir, type OnnxModelSpec } from './onnx-model-config';
 import { LLAMA_GUARD_TYPES } from './llm-judge-prompt';
 import { MODERATION_TYPES } from './openai-moderation-backend';
 import type { ResilienceOptions } from './resilient-backend';
@@ -11,13 +12,14 @@ import type { ResilienceOptions } from './resilient-backend';
  *
  * CLASSIFIER_BACKENDS grammar: `entry (";" entry)*`, entry = `types "=" backends`, both comma lists.
  * types: a classifier type, `moderated_content/*` (the 13 moderation types) or `*` (all 15); backends:
- * builtin, openai-moderation, http-classifier, llm-judge. Later entries override earlier ones; a type no
+ * builtin, openai-moderation, http-classifier, llm-judge, onnx. Later entries override earlier ones; a type no
  * entry names uses builtin. Two or more backends for one type: the highest score wins, and the type is
  * scanned as long as one of them answers (composite-backend.ts).
  *   e.g. `prompt_attack,jailbreak=builtin,http-classifier;moderated_content/*=openai-moderation`
+ * onnx reads its model directory (ONNX_MODEL_DIR) here, so a bad directory fails the start, not a request.
  */
 
-export const BACKEND_NAMES = ['builtin', 'openai-moderation', 'http-classifier', 'llm-judge'] as const;
+export const BACKEND_NAMES = ['builtin', 'openai-moderation', 'http-classifier', 'llm-judge', 'onnx'] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
 
 export type ClassifierEnv = Pick<
@@ -35,6 +37,10 @@ export type ClassifierEnv = Pick<
   | 'LLM_JUDGE_API_KEY'
   | 'LLM_JUDGE_MODEL'
   | 'LLM_JUDGE_FORMAT'
+  | 'ONNX_MODEL_DIR'
+  | 'ONNX_THREADS'
+  | 'ONNX_MAX_CONCURRENCY'
+  | 'ONNX_TIMEOUT_MS'
   | 'CLASSIFIER_TIMEOUT_MS'
   | 'CLASSIFIER_MAX_CONCURRENCY'
   | 'CLASSIFIER_MAX_QUEUE'
@@ -50,6 +56,7 @@ export interface ClassifierBackendsConfig {
   openaiModeration?: { baseUrl: string; apiKey?: string; model: string };
   httpClassifier?: { baseUrl: string; path: string; apiKey?: string; labels: ReadonlyMap<string, ClassifierType>; maxChars: number };
   llmJudge?: { baseUrl: string; apiKey?: string; model: string; format: JudgeFormat };
+  onnx?: { spec: OnnxModelSpec; threads: number; maxConcurrency: number; timeoutMs: number };
   resilience: ResilienceOptions;
 }
 
@@ -99,8 +106,24 @@ export function parseClassifierBackendsConfig(env: ClassifierEnv): ClassifierBac
       config.llmJudge = { baseUrl: env.LLM_JUDGE_URL, apiKey: env.LLM_JUDGE_API_KEY, model: env.LLM_JUDGE_MODEL, format: env.LLM_JUDGE_FORMAT };
     }
   }
+  if (used.has('onnx')) config.onnx = onnxOf(env, typesOf('onnx'), problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function onnxOf(env: ClassifierEnv, types: ClassifierType[], problems: string[]): ClassifierBackendsConfig['onnx'] {
+  if (!env.ONNX_MODEL_DIR) {
+    problems.push('ONNX_MODEL_DIR: required when onnx is used (a directory with model.onnx, tokenizer.json and config.json)');
+    return undefined;
+  }
+  try {
+    const spec = readOnnxModelDir(env.ONNX_MODEL_DIR, types);
+    return { spec, threads: env.ONNX_THREADS, maxConcurrency: env.ONNX_MAX_CONCURRENCY, timeoutMs: env.ONNX_TIMEOUT_MS };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+    return undefined;
+  }
 }
 
 function resilienceOf(env: ClassifierEnv): ResilienceOptions {
