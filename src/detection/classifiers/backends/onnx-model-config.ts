@@ -35,13 +35,13 @@ export const onnxModelConfigSchema = z
       .array(z.object({ name: z.string().min(1), type: z.string().nullable(), calibration: calibrationSchema.optional() }).strict())
       .min(1),
     max_length: z.number().int().min(8).max(8192).default(512),
-    /** Tokens shared by consecutive chunks of a long window. */
-    stride: z.number().int().min(0).default(64),
+    /** Tokens shared by consecutive chunks of a long window (default: an eighth of max_length, at most 64). */
+    stride: z.number().int().min(0).optional(),
     activation: z.enum(['softmax', 'sigmoid']),
     calibration: calibrationSchema.optional(),
   })
   .strict()
-  .refine((c) => c.stride < c.max_length / 2, { path: ['stride'], message: 'stride must be less than half of max_length' })
+  .refine((c) => c.stride === undefined || c.stride < c.max_length / 2, { path: ['stride'], message: 'stride must be less than half of max_length' })
   .refine((c) => c.activation === 'sigmoid' || c.labels.length >= 2, {
     path: ['activation'],
     message: 'softmax needs at least two labels (use sigmoid for a single-logit model)',
@@ -128,7 +128,7 @@ export function parseModelConfig(raw: unknown, problems: string[]): ParsedConfig
   });
   if (labels.every((l) => l.type === null)) problems.push('config.json labels: no label maps to a detector type');
   if (problems.length > before) return undefined;
-  return { labels, maxLength: c.max_length, stride: c.stride, activation: c.activation };
+  return { labels, maxLength: c.max_length, stride: c.stride ?? Math.min(64, Math.floor(c.max_length / 8)), activation: c.activation };
 }
 
 /** A raw probability → a confidence on the shared L1–L4 scale (see the header). */
