@@ -75,7 +75,7 @@ describe('parseClassifierBackendsConfig', () => {
 
   it.each([
     [{ CLASSIFIER_BACKENDS: 'prompt_attak=builtin' }, 'CLASSIFIER_BACKENDS: unknown classifier type "prompt_attak"'],
-    [{ CLASSIFIER_BACKENDS: 'prompt_attack=gpt' }, 'CLASSIFIER_BACKENDS: unknown backend "gpt" (expected builtin, openai-moderation, http-classifier, llm-judge)'],
+    [{ CLASSIFIER_BACKENDS: 'prompt_attack=gpt' }, 'CLASSIFIER_BACKENDS: unknown backend "gpt" (expected builtin, openai-moderation, http-classifier, llm-judge, onnx)'],
     [{ CLASSIFIER_BACKENDS: 'prompt_attack' }, 'CLASSIFIER_BACKENDS: "prompt_attack" must be of the form types=backends'],
     [{ CLASSIFIER_BACKENDS: 'prompt_attack=' }, 'CLASSIFIER_BACKENDS: "prompt_attack=" names no backend'],
     [{ CLASSIFIER_BACKENDS: 'pii/email=builtin' }, 'unknown classifier type "pii/email"'],
