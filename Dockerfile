@@ -2,13 +2,16 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
+# .npmrc: onnxruntime-node-install=skip (its CPU binaries ship in the package; nothing is downloaded).
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY proto ./proto
 COPY schema ./schema
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# onnxruntime-node ships binaries for every platform (~290 MB): keep this image's own.
+RUN npm run build && npm prune --omit=dev \
+  && find node_modules/onnxruntime-node/bin/napi-v6 -mindepth 2 -maxdepth 2 -type d ! -path "*/$(node -p 'process.platform + "/" + process.arch')" -exec rm -rf {} +
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0
