@@ -27,7 +27,7 @@ export type ClassifierType = (typeof CLASSIFIER_TYPES)[number];
 export type ClassifierScores = Partial<Record<ClassifierType, number>>;
 
 /**
- * One model backend (builtin, openai-moderation, http-classifier, llm-judge). `classify` scores ONE
+ * One model backend (builtin, openai-moderation, http-classifier, llm-judge, onnx). `classify` scores ONE
  * window of text (the caller splits long inputs into windows). It throws on any failure (timeout,
  * transport error, malformed answer): the engine turns a throw into an `error` outcome for the
  * detectors that depend on it and applies the request's fail mode (open → unscanned, closed → block).

@@ -45,7 +45,7 @@ describe('onnx model directory (config.json, files, label mapping)', () => {
     const config = parse({ CLASSIFIER_BACKENDS: 'prompt_attack,jailbreak=onnx', ONNX_MODEL_DIR: dir(), ONNX_THREADS: '2' });
     expect(config.assignments.get('prompt_attack')).toEqual(['onnx']);
     expect(config.assignments.get('moderated_content/hate')).toEqual(['builtin']);
-    expect(config.onnx).toMatchObject({ threads: 2, maxConcurrency: 2, timeoutMs: 5000 });
+    expect(config.onnx).toMatchObject({ threads: 2, maxConcurrency: 2, timeoutMs: 1000 });
     expect(config.onnx?.spec.labels).toHaveLength(3);
   });
 
