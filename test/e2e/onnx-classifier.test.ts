@@ -45,10 +45,13 @@ describe('onnx classifier backend through /v1/detect', () => {
     expect(res.status).toBe(200);
     expect(res.json.blocked).toBe(true);
     expect(res.json.unscanned).toEqual([]);
-    const category = (res.json.categories as Array<{ type: string; confidence: number; action: string }>).find((c) => c.type === 'prompt_attack');
+    type Category = { type: string; confidence: number; action: string; matches: Array<{ path: string; signal: string; score: number }> };
+    const category = (res.json.categories as Category[]).find((c) => c.type === 'prompt_attack');
     // The test model's P(INJECTION) = e^6 / (e^6 + 2) = 0.99505, calibrated (L1 at 0.99 → 0.90, 1 → 1) to 0.9505.
     expect(category).toMatchObject({ type: 'prompt_attack', action: 'block' });
     expect(category!.confidence).toBeCloseTo(0.9505, 3);
+    // The explanation names the backend that decided the score.
+    expect(category!.matches[0]).toMatchObject({ path: 'content', signal: 'classifier:onnx' });
   });
 
   it('blocks a jailbreak and passes benign text', async () => {
