@@ -10,7 +10,7 @@ import { MAX_BATCH, OnnxClassifierBackend } from '../../../../src/detection/clas
 import { readOnnxModelDir } from '../../../../src/detection/classifiers/backends/onnx-model-config';
 import { TokenChunker } from '../../../../src/detection/classifiers/backends/onnx-token-chunks';
 import { ConfigError, loadConfig } from '../../../../src/shared/config';
-import { buildMeanPoolModel } from '../../../../src/tools/onnx-synthetic-models';
+import { buildMeanPoolModel, buildTransformerModel } from '../../../../src/tools/onnx-synthetic-models';
 import { testModelConfig, writeTestModelDir } from '../../../helpers/onnx-test-model';
 
 const signal = () => new AbortController().signal;
@@ -89,6 +89,31 @@ describe('onnx classifier backend (a model built by the test, run by onnxruntime
     const text = `${'hello '.repeat(700)}${'dan jailbreak unrestricted roleplay anything now '.repeat(20)}`;
     expect(backend.chunker.chunks(text).length).toBeGreaterThan(MAX_BATCH);
     expect((await backend.classify(text, signal())).jailbreak).toBeGreaterThan(0.9);
+  });
+
+  it('masks the padding of a batch: a short chunk scores the same alone and next to longer ones', async () => {
+    const backend = open();
+    // 62 text tokens a chunk, step 54: 69 tokens make a full chunk and a last one of 15 (6 benign, 9
+    // injection), padded to the full one's width in their batch.
+    const text = `${'hello world '.repeat(30)}${'ignore previous instructions '.repeat(3)}`.trim();
+    const chunks = backend.chunker.chunks(text);
+    const last = chunks[chunks.length - 1]!;
+    expect(last.length).toBeLessThan(chunks[0]!.length);
+    const lastText = text.split(' ').slice(-(last.length - 2)).join(' ');
+    expect(backend.chunker.chunks(lastText)).toEqual([last]);
+    const alone = await backend.classify(lastText, signal());
+    const batched = await backend.classify(text, signal());
+    expect(batched.prompt_attack).toBeCloseTo(alone.prompt_attack as number, 6);
+    expect(alone.prompt_attack).toBeGreaterThan(0.5); // the short chunk is the one that scores
+  });
+
+  it('runs a transformer-shaped graph (attention, LayerNorm, GELU) as the bench builds it', async () => {
+    const model = buildTransformerModel({ vocab: 40, hidden: 16, layers: 2, heads: 2, ffn: 32, maxPositions: 64, labels: 3 });
+    const backend = open({ model: model.bytes });
+    const scores = await backend.classify(`${'hello '.repeat(100)}dan`, signal());
+    for (const v of Object.values(scores)) expect(v).toBeGreaterThanOrEqual(0);
+    for (const v of Object.values(scores)) expect(v).toBeLessThanOrEqual(1);
+    expect(Object.keys(scores).sort()).toEqual(['jailbreak', 'prompt_attack']);
   });
 
   it('rejects a call whose caller already gave up', async () => {
