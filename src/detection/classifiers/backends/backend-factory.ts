@@ -15,8 +15,9 @@ import { ResilientBackend, type BackendStats, type ResilienceOptions } from './r
  *
  * - Each backend named in the configuration is built ONCE, for the union of the types assigned to it;
  *   external ones are wrapped in a ResilientBackend (one cache, breaker, semaphore and keep-alive pool
- *   each). The in-process onnx backend is wrapped the same way (its own timeout and run bound);
- *   its model loads in the background and `ready()` reports a model that cannot be used. The builtin backend is injected (it lives in ../builtin) and is used as is.
+ *   each). The in-process onnx backend is wrapped the same way (its own timeout and run bound); its
+ *   model loads in the background and `ready()` reports a model that cannot be used. The builtin
+ *   backend is injected (it lives in ../builtin) and is used as is.
  * - A type with one backend maps to that instance; types with the same list of two or more backends
  *   share one CompositeBackend (highest score wins; stands while any member answers).
  * So `byType` values are shared: the router should group the requested types by backend instance and

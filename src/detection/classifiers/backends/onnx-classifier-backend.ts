@@ -59,7 +59,7 @@ export class OnnxClassifierBackend implements ClassifierBackend {
     this.types = [...options.types];
     this.labels = spec.labels;
     this.gate = new Semaphore(options.maxConcurrency, Number.MAX_SAFE_INTEGER, this.name);
-    this.chunker = new TokenChunker(createTokenizer(spec), spec.maxLength, spec.stride);
+    this.chunker = createChunker(spec);
     this.ready = this.load();
     this.ready.catch(() => undefined); // surfaced by whoever awaits ready (start-up) or classify
   }
@@ -158,12 +158,13 @@ export class OnnxClassifierBackend implements ClassifierBackend {
   }
 }
 
-function createTokenizer(spec: OnnxModelSpec): TextEncoder {
+function createChunker(spec: OnnxModelSpec): TokenChunker {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Tokenizer } = require('@huggingface/tokenizers') as Tokenizers;
   try {
     // Built from the parsed files only: this library never fetches anything itself.
-    return new Tokenizer(spec.tokenizerJson, spec.tokenizerConfig);
+    const tokenizer: TextEncoder = new Tokenizer(spec.tokenizerJson, spec.tokenizerConfig);
+    return new TokenChunker(tokenizer, spec.maxLength, spec.stride);
   } catch (err) {
     throw new ConfigError([`ONNX_MODEL_DIR: tokenizer.json cannot be used (${err instanceof Error ? err.message : String(err)})`]);
   }

@@ -121,6 +121,16 @@ describe('onnx classifier backend (a model built by the test, run by onnxruntime
     await expect(backend.classify('hello', AbortSignal.abort(new Error('deadline')))).rejects.toThrow('deadline');
   });
 
+  it('fails to start with a ConfigError for a tokenizer.json the library cannot build', () => {
+    const dir = writeTestModelDir();
+    dirs.push(dir);
+    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify({ model: { type: 'NoSuchModel' } }));
+    const spec = readOnnxModelDir(dir, ['jailbreak']);
+    expect(() => new OnnxClassifierBackend({ spec, types: ['jailbreak'], threads: 1, maxConcurrency: 1 })).toThrow(
+      /ONNX_MODEL_DIR: tokenizer\.json cannot be used/,
+    );
+  });
+
   it('fails to start with a ConfigError for a model whose logits do not match the labels, or that is not ONNX', async () => {
     const two = buildMeanPoolModel({ vocab: 40, dim: 2, embeddings: new Float32Array(80), weights: new Float32Array(4), bias: new Float32Array(2) });
     const mismatched = open({ model: two.bytes });
