@@ -121,9 +121,10 @@ export class BuiltinModel {
       let harm = 0;
       for (const c of STACKED_HARM) harm = Math.max(harm, mod[c]);
       if (harm >= STACK_MIN_HARM) {
-        jailbreak = Math.max(jailbreak, harm);
-        promptAttack = Math.max(promptAttack, harm);
-        stacked = { harm, framing };
+        const boosted = Math.min(1, harm + STACK_BOOST);
+        jailbreak = Math.max(jailbreak, boosted);
+        promptAttack = Math.max(promptAttack, boosted);
+        stacked = { harm: boosted, framing };
       }
     }
     const scores: ClassifierScores = { prompt_attack: promptAttack, jailbreak };
@@ -180,6 +181,13 @@ const FRAMING_SIGNAL_INDICES: ReadonlySet<number> = new Set(
 const STACKED_HARM: readonly ModerationCategory[] = ['illicit', 'illicit_violent', 'violence', 'sexual_minors', 'self_harm_instructions'];
 /** Below L3 the harm evidence is too weak to stack. */
 export const STACK_MIN_HARM = 0.5;
+/**
+ * Harm AND framing is more evidence than harm alone, so the stacked score is the harm plus this much
+ * (npm run eval:lofo, usual split; held-out requests in held-out framings): +0 → 41.3% of wrapped harmful
+ * requests at L2 with ordinary / injection-looking FPR 0.4% / 1.5%; +0.1 → 47.1% at 0.5% / 1.6%;
+ * +0.2 → 53.5% at 0.6% / 1.7%.
+ */
+export const STACK_BOOST = 0.2;
 
 /** Model-only attack scores of texts shorter than this (in words AND characters) are capped. */
 export const SHORT_TEXT_WORDS = 4;

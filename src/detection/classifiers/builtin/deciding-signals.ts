@@ -20,7 +20,7 @@ interface FloorEvidence {
 
 const LEXICON_BY_ID = new Map(LEXICON.map((e) => [e.id, e]));
 
-/** The stacking of builtin-model.ts: the harm score the attack types were raised to, and the framing signal (index) that did it. */
+/** The stacking of builtin-model.ts: the (boosted) harm score the attack types were raised to, and the framing signal (index) that did it. */
 export interface StackedHarm {
   harm: number;
   framing: number;

@@ -91,7 +91,11 @@ export function labellerFor(head: HeadName | ModerationCategory, duplicatesOfMod
         : TWEET_SOURCES.test(r.source) && !ANNOTATED_BY_TWEETS.has(category) && !r.labels.includes(category)
           ? TWEET_NEGATIVE_WEIGHT
           : 1,
-    benign: (r) => r.labels.length === 0,
+    // The false-positive budgets of the moderation levels are about prompts people send an assistant
+    // (the injection file's benign prompts, the moderation file's benign:* sample and topic questions),
+    // not about the tweets annotated "not hateful": those are the heads' hard negatives, and an FPR budget
+    // on them cost harassment F1 0.80 → 0.65 once the budget went down to 0.5%.
+    benign: (r) => r.labels.length === 0 && (r.file === 'injection' || r.source.startsWith('benign:') || r.source === 'synthetic_topic_question'),
   };
 }
 
