@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { SuffixScorer, type SuffixArtefact } from '../detection/classifiers/builtin/suffix-perplexity';
+import { FEATURE_NAMES } from '../detection/classifiers/builtin/suffix-scan';
+import { buildLm, type LmBuildOptions } from '../detection/classifiers/builtin/training/suffix-lm-trainer';
+import { collectWindows, fitLogistic, upperQuantile, type WindowParams } from '../detection/classifiers/builtin/training/suffix-fit';
+import { readLocaleMessages, readPackageTexts, readRows, type Sample } from './suffix-corpus';
+import { CHAT_TURNS, machineStrings, MULTILINGUAL, TABLES_AND_MATHS } from './suffix-eval-texts';
+import { generateSuffix, SUFFIX_STYLES, withSuffix, type SuffixStyle } from './suffix-generator';
+import { negatives, negativeTable, positives, positiveTable, speed, type Positive } from './suffix-report';
+import { PACKAGE_ROOT, prng } from './text-corpus';
+
+/**
+ * `npm run train:suffix`: builds the adversarial-suffix artefact (model/suffix-lm.json: the character
+ * LM and the window scorer) from ../shared/datasets (or --data <dir>) and the README / source files in
+ * node_modules, then prints the evaluation. Deterministic (seeded; no dates in the outputs): the same
+ * inputs give the same files byte for byte; model/suffix-manifest.json records their SHA-256.
+ */
+
+const LM_OPTIONS: LmBuildOptions = {
+  tableBits: Number(process.env.SFX_BITS ?? 17),
+  minCounts: JSON.parse(process.env.SFX_MIN ?? '[2, 3, 6]') as [number, number, number],
+  wordBits: 17,
+  pairBits: Number(process.env.SFX_PAIRBITS ?? 19),
+  wordMin: Number(process.env.SFX_WORDMIN ?? 10),
+  pairMin: Number(process.env.SFX_PAIRMIN ?? 2),
+};
+const WINDOW: WindowParams = { window: Number(process.env.SFX_W ?? 96), stride: 16, minScored: Number(process.env.SFX_MINS ?? 48), highBits: 8 };
+const HARDEST = Number(process.env.SFX_HARD ?? 3);
+/** Held out of the scorer's fit and calibration: evaluation only. */
+const HELDOUT_STYLE: SuffixStyle = 'bpe-words';
+const SEED = 15;
+/** The shipped cut-off (score 0.5): the calibration benign rows' false-positive rate it allows. */
+const FPR_BUDGET = 0.01;
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+
+function positiveSamples(requests: readonly Sample[], styles: readonly SuffixStyle[], rand: () => number, alone: number): Positive[] {
+  const out: Positive[] = [];
+  requests.forEach((r, i) => {
+    const style = styles[i % styles.length] as SuffixStyle;
+    const text = withSuffix(r.text, generateSuffix(style, rand), rand);
+    const from = r.text.trimEnd().length + 1;
+    out.push({ text, from, to: text.length, group: `request + ${style}` });
+  });
+  for (let i = 0; i < alone; i++) {
+    const style = styles[i % styles.length] as SuffixStyle;
+    const text = generateSuffix(style, rand);
+    out.push({ text, from: 0, to: text.length, group: `suffix alone: ${style}` });
+  }
+  return out;
+}
+
+function handWritten(rand: () => number): Array<{ text: string; source: string }> {
+  const out = CHAT_TURNS.map((text) => ({ text, source: 'hand: chat turns' }));
+  for (const [lang, texts] of Object.entries(MULTILINGUAL)) for (const text of texts) out.push({ text, source: `hand: prose ${lang}` });
+  for (const text of TABLES_AND_MATHS) out.push({ text, source: 'hand: tables, maths' });
+  for (let i = 0; i < 100; i++) out.push(...machineStrings(rand));
+  return out;
+}
+
+function main(): void {
+  const dataDir = path.resolve(arg('data') ?? path.join(PACKAGE_ROOT, '..', 'shared', 'datasets'));
+  const outDir = path.resolve(arg('out') ?? path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model'));
+  const t0 = Date.now();
+  const log = (m: string) => console.log(`[train:suffix ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+  const rows = readRows(dataDir);
+  const pkg = readPackageTexts(PACKAGE_ROOT);
+  log(`${rows.benign.length} benign rows, ${rows.harmful.length} harmful requests, ${pkg.length} package texts`);
+  const lmTexts = [...rows.benign, ...pkg, ...readLocaleMessages(PACKAGE_ROOT)].filter((s) => s.part === 'lm').map((s) => s.text);
+  const { lm, tables, report } = buildLm(lmTexts, LM_OPTIONS);
+  log(`LM: ${report.characters} chars, kept ${JSON.stringify(report.kept)} of ${JSON.stringify(report.distinct)}, dropped ${report.dropped}, load ${report.load.toFixed(2)}`);
+
+  const rand = prng(SEED);
+  const fitStyles = SUFFIX_STYLES.filter((s) => s !== HELDOUT_STYLE);
+  const calPos = positiveSamples(rows.harmful.filter((r) => r.part === 'cal'), fitStyles, rand, 800);
+  const calNeg = [...rows.benign, ...pkg].filter((s) => s.part === 'cal' && s.source !== 'code-minified');
+  const posRows: number[][] = [];
+  const negRows: number[][] = [];
+  for (const p of calPos) collectWindows(lm, p.text, WINDOW, posRows, p.from, p.to);
+  for (const s of calNeg) collectWindows(lm, s.text, WINDOW, negRows, 0, s.text.length, HARDEST);
+  const fit = fitLogistic(posRows, negRows);
+  log(`fit on ${posRows.length} suffix windows / ${negRows.length} benign windows: ${JSON.stringify(fit)}`);
+
+  const config = { ...WINDOW, ...fit, cutoffs: {} };
+  const raw = new SuffixScorer(lm, config);
+  // the cut-off is set on benign prompts (dataset rows); code and README chunks are evaluated, not calibrated on
+  const calLogits = rows.benign.filter((s) => s.part === 'cal').map((s) => raw.best(s.text)?.logit ?? -Infinity).filter(Number.isFinite);
+  const cut = upperQuantile(calLogits, FPR_BUDGET);
+  const sig = (z: number) => 1 / (1 + Math.exp(-z));
+  const cutoffs = {
+    'fpr<=1% (cal)': 0.5,
+    'fpr<=0.1% (cal)': round(sig(upperQuantile(calLogits, 0.001) - cut)),
+    'max benign (cal)': round(sig(Math.max(...calLogits) - cut)),
+  };
+  const artefact: SuffixArtefact = {
+    format: 'suffix-lm/1',
+    tableBits: LM_OPTIONS.tableBits,
+    wordBits: LM_OPTIONS.wordBits,
+    pairBits: LM_OPTIONS.pairBits,
+    tables: gzipSync(tables, { level: 9 }).toString('base64'),
+    scorer: { ...WINDOW, mean: fit.mean.map(round), std: fit.std.map(round), weights: fit.weights.map(round), bias: round(fit.bias - cut - 1e-6), cutoffs },
+  };
+  const json = `${JSON.stringify(artefact)}\n`;
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'suffix-lm.json'), json);
+  log(`wrote suffix-lm.json (${(json.length / 1024).toFixed(0)} KiB); cut-offs ${JSON.stringify(cutoffs)}`);
+
+  const scorer = SuffixScorer.fromArtefact(JSON.parse(json));
+  const cutNames = ['0.5 (1% cal FPR)', `${cutoffs['fpr<=0.1% (cal)']} (0.1% cal FPR)`];
+  const cuts = [0.5, cutoffs['fpr<=0.1% (cal)']];
+  const evalRand = prng(SEED + 1);
+  const heldRequests = rows.harmful.filter((r) => r.part === 'heldout');
+  const evalPos = SUFFIX_STYLES.flatMap((style) => positiveSamples(heldRequests, [style], evalRand, 300));
+  const negSamples = [
+    ...[...rows.benign, ...pkg].filter((s) => s.part === 'heldout'),
+    ...handWritten(evalRand),
+    ...heldRequests.map((r) => ({ text: r.text, source: `harmful request, no suffix (${r.source})` })),
+  ];
+  const posStats = positives(scorer, evalPos, cuts);
+  const negStats = negatives(scorer, negSamples, cuts);
+  const inSample = negatives(scorer, rows.benign.filter((s) => s.part === 'lm').map((s) => ({ text: s.text, source: 'all LM-training benign rows' })), cuts);
+  const benignHeld = rows.benign.filter((s) => s.part === 'heldout');
+  const benignFpr = negatives(scorer, benignHeld.map((s) => ({ text: s.text, source: 'all held-out benign rows' })), cuts);
+  const readmes = pkg.filter((s) => s.source === 'readme' && s.part !== 'lm').map((s) => s.text.slice(0, 2048).padEnd(2048, ' '));
+  const speed2k = speed(scorer, readmes.slice(0, 400));
+  const report2 = [
+    `held-out style: ${HELDOUT_STYLE}; fit styles: ${fitStyles.join(', ')}`,
+    positiveTable(posStats, cutNames),
+    negativeTable([...benignFpr, ...inSample, ...negStats], cutNames),
+    `speed per 2 KB README chunk: p50 ${speed2k.p50.toFixed(1)} µs, p99 ${speed2k.p99.toFixed(1)} µs`,
+  ].join('\n\n');
+  console.log(report2);
+  const manifest = {
+    artefact: { file: 'suffix-lm.json', sha256: createHash('sha256').update(json).digest('hex'), bytes: Buffer.byteLength(json) },
+    data: rows.files,
+    lm: { ...LM_OPTIONS, ...report },
+    scorer: { ...WINDOW, features: FEATURE_NAMES, heldoutStyle: HELDOUT_STYLE, fprBudget: FPR_BUDGET, calibrationPositiveWindows: posRows.length, calibrationNegativeWindows: negRows.length },
+    evaluation: { positives: posStats, negatives: [...benignFpr, ...inSample, ...negStats] },
+  };
+  fs.writeFileSync(path.join(outDir, 'suffix-manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  log('wrote suffix-manifest.json');
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+main();
