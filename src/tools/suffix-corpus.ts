@@ -31,16 +31,23 @@ function partOf(key: string, lmShare: number, calShare: number): Part {
   return u < lmShare ? 'lm' : u < lmShare + calShare ? 'cal' : 'heldout';
 }
 
+/** Fluent non-English rows (attacks and harmful prompts, but ordinary language): LM part only. */
+export const LANGUAGE_SOURCES = new Set(['ailuminate_fr', 'cyberseceval_multilingual']);
+
 interface Rows {
   benign: Sample[];
   harmful: Sample[];
+  language: Sample[];
   files: Array<{ file: string; sha256: string; rows: number }>;
 }
 
-/** Benign rows of both files (deduplicated by text; 70% lm / 15% cal / 15% held out) and harmful requests (50% cal / 50% held out). */
+/**
+ * Benign rows of both files (deduplicated by text; 70% lm / 15% cal / 15% held out), harmful requests
+ * (50% cal / 50% held out) and the fluent non-English rows of LANGUAGE_SOURCES (LM only).
+ */
 export function readRows(dataDir: string): Rows {
   const seen = new Set<string>();
-  const out: Rows = { benign: [], harmful: [], files: [] };
+  const out: Rows = { benign: [], harmful: [], language: [], files: [] };
   for (const name of ['injection/train.jsonl', 'moderation/train.jsonl']) {
     const raw = fs.readFileSync(path.join(dataDir, name));
     const lines = raw.toString('utf8').split('\n').filter((l) => l.trim() !== '');
@@ -52,6 +59,8 @@ export function readRows(dataDir: string): Rows {
       if (benign && !seen.has(row.text)) {
         seen.add(row.text);
         out.benign.push({ text: row.text, source, part: partOf(row.text, 0.7, 0.15) });
+      } else if (LANGUAGE_SOURCES.has(source)) {
+        out.language.push({ text: row.text, source, part: 'lm' });
       } else if (!benign && name.startsWith('moderation') && HARMFUL_SOURCES.has(source)) {
         out.harmful.push({ text: row.text, source, part: unit(row.text, 'suffix-harmful') < 0.5 ? 'cal' : 'heldout' });
       }
@@ -116,20 +125,3 @@ export function readPackageTexts(root: string): Sample[] {
   return out;
 }
 
-/**
- * The TypeScript compiler's translated diagnostic messages (cs, de, es, fr, it, pl, pt-br, tr, and the
- * other locales it ships): ordinary technical prose in European languages, all for the LM part. The
- * hand-written prose of suffix-eval-texts.ts is the multilingual evaluation.
- */
-export function readLocaleMessages(root: string): Sample[] {
-  const lib = path.join(root, 'node_modules', 'typescript', 'lib');
-  if (!fs.existsSync(lib)) return [];
-  const out: Sample[] = [];
-  for (const locale of fs.readdirSync(lib).sort()) {
-    const file = path.join(lib, locale, 'diagnosticMessages.generated.json');
-    if (!fs.existsSync(file)) continue;
-    const messages = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
-    out.push({ text: Object.values(messages).join('\n'), source: `locale-messages ${locale}`, part: 'lm' });
-  }
-  return out;
-}

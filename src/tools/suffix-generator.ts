@@ -7,13 +7,15 @@ import * as cl100k from 'gpt-tokenizer/cjs/encoding/cl100k_base';
  * for a given random source.
  */
 
-export const SUFFIX_STYLES = ['bpe-uniform', 'markup', 'glued', 'word-salad', 'bpe-words'] as const;
+export const SUFFIX_STYLES = ['bpe-uniform', 'markup', 'glued', 'word-salad', 'wordy', 'bpe-words'] as const;
 export type SuffixStyle = (typeof SUFFIX_STYLES)[number];
 
 interface Vocabulary {
   all: string[];
   /** " word" tokens: a space then ≥ 3 letters. */
   words: string[];
+  /** the frequent ones (low BPE ranks: merged early, so common in the tokenizer's training text). */
+  common: string[];
   /** letter-only pieces without a leading space. */
   pieces: string[];
   /** tokens with no letter or digit: punctuation, brackets, markup. */
@@ -26,11 +28,12 @@ let vocabulary: Vocabulary | undefined;
 
 function vocab(): Vocabulary {
   if (vocabulary) return vocabulary;
-  const v: Vocabulary = { all: [], words: [], pieces: [], punct: [], mixed: [] };
+  const v: Vocabulary = { all: [], words: [], common: [], pieces: [], punct: [], mixed: [] };
   for (let id = 0; id < 100256; id++) {
     const t = cl100k.decode([id]);
     if (!/^[\x20-\x7e]+$/.test(t) || t.trim() === '' || t.length > 14) continue;
     v.all.push(t);
+    if (/^ [A-Za-z]{2,}$/.test(t) && id < 20000) v.common.push(t);
     if (/^ [A-Za-z]{3,}$/.test(t)) v.words.push(t);
     else if (/^[A-Za-z]+$/.test(t)) v.pieces.push(t);
     else if (!/[A-Za-z0-9]/.test(t)) v.punct.push(t);
@@ -76,6 +79,12 @@ function token(style: SuffixStyle, rand: Rand): string {
       for (let i = 0; i < parts; i++) s += recase(rand, pick(rand, rand() < 0.7 ? v.pieces : v.words).trim());
       return rand() < 0.2 ? s + pick(rand, v.punct) : s;
     }
+    case 'wordy':
+      // mostly frequent words, some glued to the next one or to markup ("similarlyNow", "giving**ONE")
+      if (r < 0.6) return recase(rand, pick(rand, v.common));
+      if (r < 0.75) return recase(rand, pick(rand, v.common).trim());
+      if (r < 0.9) return rand() < 0.5 ? pick(rand, v.punct) : pick(rand, MARKUP);
+      return pick(rand, v.all);
     case 'word-salad':
       if (r < 0.85) return rand() < 0.3 ? recase(rand, pick(rand, v.words)) : pick(rand, v.words);
       return pick(rand, v.punct);

@@ -6,8 +6,9 @@ import { SuffixScorer, type SuffixArtefact } from '../detection/classifiers/buil
 import { FEATURE_NAMES } from '../detection/classifiers/builtin/suffix-scan';
 import { buildLm, type LmBuildOptions } from '../detection/classifiers/builtin/training/suffix-lm-trainer';
 import { collectWindows, fitLogistic, upperQuantile, type WindowParams } from '../detection/classifiers/builtin/training/suffix-fit';
-import { readLocaleMessages, readPackageTexts, readRows, type Sample } from './suffix-corpus';
-import { CHAT_TURNS, machineStrings, MULTILINGUAL, TABLES_AND_MATHS } from './suffix-eval-texts';
+import { readPackageTexts, readRows, type Sample } from './suffix-corpus';
+import { readLocaleMessages } from './suffix-multilingual';
+import { CHAT_TURNS, machineStrings, MULTILINGUAL, PUBLISHED_SUFFIXES, TABLES_AND_MATHS } from './suffix-eval-texts';
 import { generateSuffix, SUFFIX_STYLES, withSuffix, type SuffixStyle } from './suffix-generator';
 import { negatives, negativeTable, positives, positiveTable, speed, type Positive } from './suffix-report';
 import { PACKAGE_ROOT, prng } from './text-corpus';
@@ -20,20 +21,25 @@ import { PACKAGE_ROOT, prng } from './text-corpus';
  */
 
 const LM_OPTIONS: LmBuildOptions = {
-  tableBits: Number(process.env.SFX_BITS ?? 17),
-  minCounts: JSON.parse(process.env.SFX_MIN ?? '[2, 3, 6]') as [number, number, number],
+  tableBits: 17,
+  minCounts: [2, 2],
+  maxLoad: 1,
   wordBits: 17,
-  pairBits: Number(process.env.SFX_PAIRBITS ?? 19),
-  wordMin: Number(process.env.SFX_WORDMIN ?? 10),
-  pairMin: Number(process.env.SFX_PAIRMIN ?? 2),
+  pairBits: 17,
+  wordMin: 10,
+  pairMin: 2,
 };
-const WINDOW: WindowParams = { window: Number(process.env.SFX_W ?? 96), stride: 16, minScored: Number(process.env.SFX_MINS ?? 48), highBits: 8 };
-const HARDEST = Number(process.env.SFX_HARD ?? 3);
+/** The token-soup LM: generated suffixes of the fit styles (no word tables). */
+const SOUP_OPTIONS: LmBuildOptions = { tableBits: 16, wordBits: 8, pairBits: 8, minCounts: [2, 3], maxLoad: 1, wordMin: 1e9, pairMin: 1e9 };
+const SOUP_TEXTS = 30_000;
+const WINDOW: WindowParams = { window: 96, stride: 16, minScored: 48 };
+/** Negatives: each calibration text's hardest window (most bits per character), as the max-window rule sees it. */
+const HARDEST = 1;
 /** Held out of the scorer's fit and calibration: evaluation only. */
 const HELDOUT_STYLE: SuffixStyle = 'bpe-words';
 const SEED = 15;
 /** The shipped cut-off (score 0.5): the calibration benign rows' false-positive rate it allows. */
-const FPR_BUDGET = 0.01;
+const FPR_BUDGET = 0.001;
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -72,30 +78,34 @@ function main(): void {
   const rows = readRows(dataDir);
   const pkg = readPackageTexts(PACKAGE_ROOT);
   log(`${rows.benign.length} benign rows, ${rows.harmful.length} harmful requests, ${pkg.length} package texts`);
-  const lmTexts = [...rows.benign, ...pkg, ...readLocaleMessages(PACKAGE_ROOT)].filter((s) => s.part === 'lm').map((s) => s.text);
+  const lmTexts = [...rows.benign, ...pkg, ...rows.language, ...readLocaleMessages(PACKAGE_ROOT)].filter((s) => s.part === 'lm').map((s) => s.text);
   const { lm, tables, report } = buildLm(lmTexts, LM_OPTIONS);
   log(`LM: ${report.characters} chars, kept ${JSON.stringify(report.kept)} of ${JSON.stringify(report.distinct)}, dropped ${report.dropped}, load ${report.load.toFixed(2)}`);
 
   const rand = prng(SEED);
   const fitStyles = SUFFIX_STYLES.filter((s) => s !== HELDOUT_STYLE);
+  const soupRand = prng(SEED + 2);
+  const soupTexts = Array.from({ length: SOUP_TEXTS }, (_, i) => generateSuffix(fitStyles[i % fitStyles.length] as SuffixStyle, soupRand));
+  const soup = buildLm(soupTexts, SOUP_OPTIONS);
+  log(`soup LM: ${soup.report.characters} chars, kept ${JSON.stringify(soup.report.kept)}, load ${soup.report.load.toFixed(2)}`);
   const calPos = positiveSamples(rows.harmful.filter((r) => r.part === 'cal'), fitStyles, rand, 800);
   const calNeg = [...rows.benign, ...pkg].filter((s) => s.part === 'cal' && s.source !== 'code-minified');
   const posRows: number[][] = [];
   const negRows: number[][] = [];
-  for (const p of calPos) collectWindows(lm, p.text, WINDOW, posRows, p.from, p.to);
-  for (const s of calNeg) collectWindows(lm, s.text, WINDOW, negRows, 0, s.text.length, HARDEST);
+  for (const p of calPos) collectWindows(lm, soup.lm, p.text, WINDOW, posRows, p.from, p.to);
+  for (const s of calNeg) collectWindows(lm, soup.lm, s.text, WINDOW, negRows, 0, s.text.length, HARDEST);
   const fit = fitLogistic(posRows, negRows);
   log(`fit on ${posRows.length} suffix windows / ${negRows.length} benign windows: ${JSON.stringify(fit)}`);
 
   const config = { ...WINDOW, ...fit, cutoffs: {} };
-  const raw = new SuffixScorer(lm, config);
+  const raw = new SuffixScorer(lm, soup.lm, config);
   // the cut-off is set on benign prompts (dataset rows); code and README chunks are evaluated, not calibrated on
   const calLogits = rows.benign.filter((s) => s.part === 'cal').map((s) => raw.best(s.text)?.logit ?? -Infinity).filter(Number.isFinite);
   const cut = upperQuantile(calLogits, FPR_BUDGET);
   const sig = (z: number) => 1 / (1 + Math.exp(-z));
   const cutoffs = {
-    'fpr<=1% (cal)': 0.5,
-    'fpr<=0.1% (cal)': round(sig(upperQuantile(calLogits, 0.001) - cut)),
+    'fpr<=1% (cal)': round(sig(upperQuantile(calLogits, 0.01) - cut)),
+    'fpr<=0.1% (cal)': 0.5,
     'max benign (cal)': round(sig(Math.max(...calLogits) - cut)),
   };
   const artefact: SuffixArtefact = {
@@ -104,6 +114,13 @@ function main(): void {
     wordBits: LM_OPTIONS.wordBits,
     pairBits: LM_OPTIONS.pairBits,
     tables: gzipSync(tables, { level: 9 }).toString('base64'),
+    soup: {
+      format: 'suffix-lm/1',
+      tableBits: SOUP_OPTIONS.tableBits,
+      wordBits: SOUP_OPTIONS.wordBits,
+      pairBits: SOUP_OPTIONS.pairBits,
+      tables: gzipSync(soup.tables, { level: 9 }).toString('base64'),
+    },
     scorer: { ...WINDOW, mean: fit.mean.map(round), std: fit.std.map(round), weights: fit.weights.map(round), bias: round(fit.bias - cut - 1e-6), cutoffs },
   };
   const json = `${JSON.stringify(artefact)}\n`;
@@ -112,8 +129,8 @@ function main(): void {
   log(`wrote suffix-lm.json (${(json.length / 1024).toFixed(0)} KiB); cut-offs ${JSON.stringify(cutoffs)}`);
 
   const scorer = SuffixScorer.fromArtefact(JSON.parse(json));
-  const cutNames = ['0.5 (1% cal FPR)', `${cutoffs['fpr<=0.1% (cal)']} (0.1% cal FPR)`];
-  const cuts = [0.5, cutoffs['fpr<=0.1% (cal)']];
+  const cutNames = ['0.5 (0.1% cal FPR)', `${cutoffs['fpr<=1% (cal)']} (1% cal FPR)`];
+  const cuts = [0.5, cutoffs['fpr<=1% (cal)']];
   const evalRand = prng(SEED + 1);
   const heldRequests = rows.harmful.filter((r) => r.part === 'heldout');
   const evalPos = SUFFIX_STYLES.flatMap((style) => positiveSamples(heldRequests, [style], evalRand, 300));
@@ -122,6 +139,12 @@ function main(): void {
     ...handWritten(evalRand),
     ...heldRequests.map((r) => ({ text: r.text, source: `harmful request, no suffix (${r.source})` })),
   ];
+  for (const suffix of PUBLISHED_SUFFIXES) {
+    for (const r of heldRequests) {
+      const text = `${r.text.trimEnd()} ${suffix}`;
+      evalPos.push({ text, from: r.text.trimEnd().length + 1, to: text.length, group: `request + published GCG suffix ${PUBLISHED_SUFFIXES.indexOf(suffix) + 1}` });
+    }
+  }
   const posStats = positives(scorer, evalPos, cuts);
   const negStats = negatives(scorer, negSamples, cuts);
   const inSample = negatives(scorer, rows.benign.filter((s) => s.part === 'lm').map((s) => ({ text: s.text, source: 'all LM-training benign rows' })), cuts);
@@ -140,6 +163,7 @@ function main(): void {
     artefact: { file: 'suffix-lm.json', sha256: createHash('sha256').update(json).digest('hex'), bytes: Buffer.byteLength(json) },
     data: rows.files,
     lm: { ...LM_OPTIONS, ...report },
+    soupLm: { ...SOUP_OPTIONS, texts: SOUP_TEXTS, ...soup.report },
     scorer: { ...WINDOW, features: FEATURE_NAMES, heldoutStyle: HELDOUT_STYLE, fprBudget: FPR_BUDGET, calibrationPositiveWindows: posRows.length, calibrationNegativeWindows: negRows.length },
     evaluation: { positives: posStats, negatives: [...benignFpr, ...inSample, ...negStats] },
   };

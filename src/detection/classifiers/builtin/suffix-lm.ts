@@ -8,11 +8,12 @@ import { z } from 'zod';
  * Alphabet (64 symbols, 6 bits): 0 = boundary (text start, a masked blob, a character of a script the
  * model does not score), 1 = space, 2 = newline, then printable ASCII with letters folded to lower case
  * and digits folded to '0'. Latin letters with diacritics fold to their base letter; typographic quotes,
- * dashes and spaces fold to ASCII. An n-gram of order ≤ 5 packs into one 30-bit integer.
+ * dashes and spaces fold to ASCII. An n-gram of order ≤ 5 packs into one 30-bit integer; the model uses
+ * order ≤ MAX_ORDER = 4 (a fifth order did not pay for its table space: it got no better separation).
  *
  * Probabilities: stupid backoff (Brants et al. 2007). cost(w | ctx) = -log2 c(ctx w) / c(ctx) for the
  * longest context whose n-gram was kept, plus BACKOFF_BITS per order backed off. Orders 1–2 are stored
- * directly (64 + 4096 bytes); orders 3–5 live in one open-addressed hash table of 8-bit fingerprints and
+ * directly (64 + 4096 bytes); orders 3–4 live in one open-addressed hash table of 8-bit fingerprints and
  * 8-bit quantised costs (cost = q / COST_SCALE bits), probed linearly up to MAX_PROBES slots.
  *
  * Word evidence (suffix-words.ts): a bitset of common words (2^wordBits bits) and a bitset of the word
@@ -23,7 +24,7 @@ export const SYMBOLS = 64;
 export const BOUNDARY = 0;
 /** The symbol for a character the model does not score (non-Latin scripts, emoji, symbols). */
 export const UNSCORED = 255;
-export const MAX_ORDER = 5;
+export const MAX_ORDER = 4;
 export const COST_SCALE = 8;
 export const MAX_PROBES = 4;
 /** Stupid-backoff penalty: -log2(0.4). */
@@ -140,9 +141,8 @@ export class SuffixLm {
     return new SuffixLm(a.tableBits, a.wordBits, a.pairBits, new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
   }
 
-  /** Quantised cost of an order-3..5 n-gram, or 0 when it was not kept. */
-  lookup(packed: number, order: number): number {
-    const h = gramHash(packed, order);
+  /** Quantised cost of the order-3..MAX_ORDER n-gram with this gramHash, or 0 when it was not kept. */
+  lookup(h: number): number {
     const fp = fingerprintOf(h);
     let slot = h >>> this.shift;
     for (let p = 0; p < MAX_PROBES; p++) {
@@ -159,10 +159,24 @@ export class SuffixLm {
    * bits; `known` = how many of them are real, 0–4).
    */
   cost(history: number, known: number, sym: number): number {
+    const h4 = known >= 3 ? gramHash((((history & 0x3ffff) << 6) | sym), 4) : 0;
+    const h3 = known >= 2 ? gramHash((((history & 0xfff) << 6) | sym), 3) : 0;
+    return this.costHashed(h4, h3, history, known, sym);
+  }
+
+  /**
+   * cost() given the gramHash of the order-4 and order-3 grams ending in `sym` (computed once when two
+   * models score the same text).
+   */
+  costHashed(h4: number, h3: number, history: number, known: number, sym: number): number {
     let penalty = 0;
-    for (let order = Math.min(known + 1, MAX_ORDER); order >= 3; order--) {
-      const packed = ((history & ((1 << (6 * (order - 1))) - 1)) << 6) | sym;
-      const q = this.lookup(packed, order);
+    if (known >= 3) {
+      const q = this.lookup(h4);
+      if (q !== 0) return q / COST_SCALE;
+      penalty += BACKOFF_BITS;
+    }
+    if (known >= 2) {
+      const q = this.lookup(h3);
       if (q !== 0) return q / COST_SCALE + penalty;
       penalty += BACKOFF_BITS;
     }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SuffixLm, suffixLmSchema } from './suffix-lm';
-import { FEATURES, scanText, windowFeatures } from './suffix-scan';
+import { FEATURES, forEachWindow, scanText, windowFeatures, type SuffixScan } from './suffix-scan';
 
 /**
  * The adversarial-suffix signal. Optimised suffixes (GCG-style: "describing.\ + similarlyNow write
@@ -12,31 +12,34 @@ import { FEATURES, scanText, windowFeatures } from './suffix-scan';
  * base64 and key-like strings are masked, and characters of scripts other than Latin are not scored, so
  * those never fire (other detectors judge them).
  *
- * The score is calibrated so that 0.5 is the cut-off with ≤ 1% false positives on the calibration
- * benign prompts; `scorer.cutoffs` gives the stricter ≤ 0.1% cut-off (see bench/SUFFIX.md). The committed artefact
+ * The score is calibrated so that 0.5 is the cut-off with ≤ 0.1% false positives on the calibration
+ * benign prompts; `scorer.cutoffs` also gives the looser ≤ 1% cut-off, for stacking with other
+ * evidence (see bench/SUFFIX.md). The committed artefact
  * (model/suffix-lm.json) is built by `npm run train:suffix`.
  */
 
-export const scorerSchema = z.object({
-  window: z.number().int().min(16),
-  stride: z.number().int().min(1),
-  minScored: z.number().int().min(8),
-  highBits: z.number().positive(),
-  /** Standardisation then logistic weights, one per feature of suffix-scan.ts. */
-  mean: z.array(z.number()).length(FEATURES),
-  std: z.array(z.number().positive()).length(FEATURES),
-  weights: z.array(z.number()).length(FEATURES),
-  /** Bias already shifted so that logit 0 (score 0.5) is the ≤ 1%-FPR cut-off. */
-  bias: z.number(),
-  cutoffs: z.record(z.string(), z.number()),
-});
+export const scorerSchema = z
+  .object({
+    window: z.number().int().min(16),
+    stride: z.number().int().min(1),
+    minScored: z.number().int().min(8),
+    /** Standardisation then logistic weights, one per feature of suffix-scan.ts. */
+    mean: z.array(z.number()).length(FEATURES),
+    std: z.array(z.number().positive()).length(FEATURES),
+    weights: z.array(z.number()).length(FEATURES),
+    /** Bias already shifted so that logit 0 (score 0.5) is the ≤ 0.1%-FPR cut-off. */
+    bias: z.number(),
+    cutoffs: z.record(z.string(), z.number()),
+  })
+  .refine((c) => c.window % c.stride === 0, 'window must be a multiple of stride');
 export type SuffixScorerConfig = z.infer<typeof scorerSchema>;
 
-export const suffixArtefactSchema = suffixLmSchema.extend({ scorer: scorerSchema });
+/** The ordinary-text LM's fields, the token-soup LM (same format) and the window scorer. */
+export const suffixArtefactSchema = suffixLmSchema.extend({ soup: suffixLmSchema, scorer: scorerSchema });
 export type SuffixArtefact = z.infer<typeof suffixArtefactSchema>;
 
 export interface SuffixVerdict {
-  /** 0..1; ≥ 0.5 is the calibrated cut-off (≤ 1% FPR on calibration benign prompts). */
+  /** 0..1; ≥ 0.5 is the calibrated cut-off (≤ 0.1% FPR on calibration benign prompts). */
   score: number;
   /** Span in UTF-16 offsets of the input: the firing windows around the best one (whitespace-trimmed). */
   start: number;
@@ -48,18 +51,21 @@ export class SuffixScorer {
   private readonly w: Float64Array;
   private readonly m: Float64Array;
 
-  constructor(readonly lm: SuffixLm, readonly config: SuffixScorerConfig) {
+  constructor(readonly lm: SuffixLm, readonly soup: SuffixLm, readonly config: SuffixScorerConfig) {
     this.w = Float64Array.from(config.weights, (v, j) => v / (config.std[j] as number));
     this.m = Float64Array.from(config.mean);
   }
 
   static fromArtefact(artefact: unknown): SuffixScorer {
     const a = suffixArtefactSchema.parse(artefact);
-    return new SuffixScorer(SuffixLm.fromArtefact(a), a.scorer);
+    return new SuffixScorer(SuffixLm.fromArtefact(a), SuffixLm.fromArtefact(a.soup), a.scorer);
   }
 
-  /** The logit of the window [start, end) of the last scan, or -Infinity when it is not scorable. */
-  private logit(scan: ReturnType<typeof scanText>, start: number, end: number): number {
+  private starts = new Int32Array(64);
+  private logits = new Float64Array(64);
+
+  /** The logit of the window [start, end) of `scan`, or -Infinity when it is not scorable. */
+  private logit(scan: SuffixScan, start: number, end: number): number {
     const f = this.features;
     if (!windowFeatures(scan, start, end, this.config.minScored, f)) return -Infinity;
     let z = this.config.bias;
@@ -72,34 +78,41 @@ export class SuffixScorer {
     return best && { score: 1 / (1 + Math.exp(-best.logit)), start: best.start, end: best.end };
   }
 
-  /** The best window's logit (0 = the cut-off) and its span, or null when no window is scorable. */
+  /**
+   * The best window's logit (0 = the cut-off) and its span — extended over the adjacent windows that
+   * also fire, whitespace-trimmed — or null when no window is scorable.
+   */
   best(text: string): { logit: number; start: number; end: number } | null {
     const { window, stride } = this.config;
     const n = text.length;
-    const scan = scanText(this.lm, text, this.config.highBits);
-    let best = -Infinity;
-    let bestStart = 0;
-    const last = Math.max(0, n - window);
-    for (let s = 0; ; s += stride) {
-      const start = Math.min(s, last);
-      const z = this.logit(scan, start, Math.min(n, start + window));
-      if (z > best) {
-        best = z;
-        bestStart = start;
-      }
-      if (start >= last) break;
+    const scan = scanText(this.lm, this.soup, text, stride);
+    const count = Math.ceil(n / stride) + 1;
+    if (this.logits.length < count) {
+      this.logits = new Float64Array(count * 2);
+      this.starts = new Int32Array(count * 2);
     }
-    if (best === -Infinity) return null;
-    let start = bestStart;
-    let end = Math.min(n, bestStart + window);
-    if (best > 0) {
-      // extend over the neighbouring windows that also fire
-      while (start > 0 && this.logit(scan, Math.max(0, start - stride), Math.max(0, start - stride) + window) > 0) start = Math.max(0, start - stride);
-      while (end < n && this.logit(scan, Math.min(last, end - window + stride), Math.min(n, end + stride)) > 0) end = Math.min(n, end + stride);
+    let windows = 0;
+    let bestAt = -1;
+    forEachWindow(n, window, stride, 0, (start, end) => {
+      const z = this.logit(scan, start, end);
+      this.starts[windows] = start;
+      this.logits[windows] = z;
+      if (z > -Infinity && (bestAt < 0 || z > (this.logits[bestAt] as number))) bestAt = windows;
+      windows++;
+    });
+    if (bestAt < 0) return null;
+    const logit = this.logits[bestAt] as number;
+    let first = bestAt;
+    let last = bestAt;
+    if (logit > 0) {
+      while (first > 0 && (this.logits[first - 1] as number) > 0) first--;
+      while (last + 1 < windows && (this.logits[last + 1] as number) > 0) last++;
     }
+    let start = this.starts[first] as number;
+    let end = Math.min(n, (this.starts[last] as number) + window);
     while (start < end && text.charCodeAt(start) <= 32) start++;
     while (end > start && text.charCodeAt(end - 1) <= 32) end--;
-    return { logit: best, start, end };
+    return { logit, start, end };
   }
 }
 

@@ -38,10 +38,8 @@ describe('adversarial-suffix signal: token soup fires', () => {
   });
 });
 
-const SQL =
-  'SELECT o.id, c.name, SUM(li.qty * li.price) AS total\nFROM orders o JOIN customers c ON c.id = o.customer_id\nJOIN line_items li ON li.order_id = o.id\nWHERE o.created_at >= NOW() - INTERVAL \'30 days\'\nGROUP BY o.id, c.name ORDER BY total DESC LIMIT 20;';
-
 const NEGATIVES: Record<string, string> = {
+  sql: 'SELECT o.id, c.name, SUM(li.qty * li.price) AS total\nFROM orders o JOIN customers c ON c.id = o.customer_id\nJOIN line_items li ON li.order_id = o.id\nWHERE o.created_at >= NOW() - INTERVAL \'30 days\'\nGROUP BY o.id, c.name ORDER BY total DESC LIMIT 20;',
   typescript: 'export async function fetchUser(id: string): Promise<User | undefined> {\n  const res = await fetch(`/api/users/${encodeURIComponent(id)}`);\n  if (!res.ok) return undefined;\n  return (await res.json()) as User;\n}\n',
   python: 'def fibonacci(n: int) -> list[int]:\n    """Return the first n Fibonacci numbers."""\n    seq = [0, 1]\n    while len(seq) < n:\n        seq.append(seq[-1] + seq[-2])\n    return seq[:n]\n\nprint(fibonacci(10))\n',
   c: '#include <stdio.h>\n\nint main(int argc, char **argv) {\n    for (int i = 0; i < argc; i++) {\n        printf("%d: %s\\n", i, argv[i]);\n    }\n    return 0;\n}\n',
@@ -57,17 +55,17 @@ const NEGATIVES: Record<string, string> = {
 };
 
 describe('adversarial-suffix signal: ordinary text does not fire', () => {
-  it.each(Object.entries(NEGATIVES))('%s', (_name, text) => {
-    expect(score(text)).toBeLessThan(0.5);
-  });
+  // below even the looser cut-off (≤ 1% FPR), not only the shipped one (0.5, ≤ 0.1% FPR)
+  const loose = () => loadSuffixScorer().config.cutoffs['fpr<=1% (cal)'] as number;
 
-  it('known false positive: aliased SQL crosses the 1% cut-off but stays under the 0.1% one', () => {
-    const strict = loadSuffixScorer().config.cutoffs['fpr<=0.1% (cal)'] as number;
-    expect(score(SQL)).toBeLessThan(strict);
+  it.each(Object.entries(NEGATIVES))('%s', (_name, text) => {
+    expect(score(text)).toBeLessThan(loose());
   });
 
   it('short chat turns have no scorable window or a low score', () => {
-    for (const t of ['hi!', 'lol ok', 'you dont know anything.', 'From now on, please use metric units.']) expect(score(t)).toBeLessThan(0.5);
+    for (const t of ['hi!', 'lol ok', 'you dont know anything.', 'From now on, please use metric units.', 'Thank you so much!!! You saved my day 🙏 can u send the list again pls']) {
+      expect(score(t)).toBeLessThan(loose());
+    }
     expect(scoreAdversarialSuffix('ok thanks')).toBeNull();
   });
 });
@@ -92,12 +90,13 @@ describe('adversarial-suffix masking and artefact', () => {
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(manifest.artefact.sha256);
     expect(bytes.length).toBe(manifest.artefact.bytes);
     expect(bytes.length).toBeLessThan(500 * 1024);
-    expect(loadSuffixScorer().config.cutoffs['fpr<=1% (cal)']).toBe(0.5);
+    expect(loadSuffixScorer().config.cutoffs['fpr<=0.1% (cal)']).toBe(0.5);
+    expect(loadSuffixScorer().config.cutoffs['fpr<=1% (cal)']).toBeLessThan(0.5);
   });
 
   it('building the LM is deterministic', () => {
     const texts = ['The quick brown fox jumps over the lazy dog.', 'const x = add(1, 2); // three', 'Ça va très bien, merci !'];
-    const options = { tableBits: 10, wordBits: 10, pairBits: 10, minCounts: [1, 1, 1] as [number, number, number], wordMin: 1, pairMin: 1 };
+    const options = { tableBits: 10, wordBits: 10, pairBits: 10, minCounts: [1, 1], maxLoad: 0.75, wordMin: 1, pairMin: 1 };
     const a = buildLm(texts, options).tables;
     const b = buildLm(texts, options).tables;
     expect(Buffer.from(a).equals(Buffer.from(b))).toBe(true);

@@ -1,5 +1,5 @@
 import type { SuffixLm } from '../suffix-lm';
-import { FEATURES, scanText, windowFeatures } from '../suffix-scan';
+import { FEATURES, forEachWindow, scanText, windowFeatures } from '../suffix-scan';
 
 /**
  * Fitting the window scorer of the adversarial-suffix signal: window features of labelled texts and a
@@ -11,23 +11,19 @@ export interface WindowParams {
   window: number;
   stride: number;
   minScored: number;
-  highBits: number;
 }
 
 /**
- * Feature rows of the windows of `text` (every `stride` characters) that lie inside [from, to) — the
- * whole text by default.
+ * Feature rows of the windows of `text` (every `stride` characters, as the scorer cuts them) that start
+ * at or after `from`, over [0, to) — to must be the text's end or a multiple of the stride.
  */
-export function collectWindows(lm: SuffixLm, text: string, p: WindowParams, rows: number[][], from = 0, to = text.length, hardest = Infinity): void {
-  const scan = scanText(lm, text, p.highBits);
+export function collectWindows(lm: SuffixLm, soup: SuffixLm, text: string, p: WindowParams, rows: number[][], from = 0, to = text.length, hardest = Infinity): void {
+  const scan = scanText(lm, soup, text, p.stride);
   const f = new Float64Array(FEATURES);
-  const lastStart = Math.max(from, to - p.window);
   const found: number[][] = [];
-  for (let s = from; ; s += p.stride) {
-    const start = Math.min(s, lastStart);
-    if (windowFeatures(scan, start, Math.min(to, start + p.window), p.minScored, f)) found.push(Array.from(f));
-    if (start >= lastStart) break;
-  }
+  forEachWindow(to, p.window, p.stride, from, (start, end) => {
+    if (windowFeatures(scan, start, end, p.minScored, f)) found.push(Array.from(f));
+  });
   // the hardest windows of a negative text: those with the most bits per character
   if (found.length > hardest) found.sort((a, b) => (b[0] as number) - (a[0] as number)).length = hardest;
   rows.push(...found);

@@ -14,9 +14,9 @@ import { maskBlobs } from '../suffix-mask';
 import { forEachWord, setBit, wordPairHash } from '../suffix-words';
 
 /**
- * Builds the character LM of suffix-lm.ts from texts: counts n-grams of orders 1–5 over the same symbol
+ * Builds the character LM of suffix-lm.ts from texts: counts n-grams of orders 1–MAX_ORDER over the same symbol
  * stream the scorer sees (blobs masked, other scripts unscored), computes stupid-backoff costs, keeps
- * orders 3–5 grams whose count reaches the order's minimum (most frequent first) in the hash table.
+ * orders 3–MAX_ORDER grams whose count reaches the order's minimum (most frequent first) in the hash table.
  * Deterministic: the texts' order and the count ties are the only inputs.
  */
 
@@ -27,8 +27,10 @@ export interface LmBuildOptions {
   /** A word is common from this count on; a pair of common words is kept from pairMin on. */
   wordMin: number;
   pairMin: number;
-  /** Minimum count to keep a gram, for orders 3, 4, 5. */
-  minCounts: readonly [number, number, number];
+  /** Minimum count to keep a gram, for orders 3, 4, … (one entry per hashed order). */
+  minCounts: readonly number[];
+  /** Stop filling the hash table at this load, so that a miss usually ends at an empty slot (speed). */
+  maxLoad: number;
 }
 
 export interface LmBuildReport {
@@ -145,7 +147,13 @@ export function buildLm(texts: readonly string[], options: LmBuildOptions): { lm
   candidates.sort((a, b) => a.order - b.order || b.count - a.count || a.packed - b.packed);
   let dropped = 0;
   const shift = 32 - options.tableBits;
+  const limit = Math.floor(options.maxLoad * slots);
+  let placedCount = 0;
   for (const g of candidates) {
+    if (placedCount >= limit) {
+      dropped++;
+      continue;
+    }
     const h = gramHash(g.packed, g.order);
     let slot = h >>> shift;
     let placed = false;
@@ -158,7 +166,10 @@ export function buildLm(texts: readonly string[], options: LmBuildOptions): { lm
       }
       slot = (slot + 1) & (slots - 1);
     }
-    if (placed) kept[g.order] = (kept[g.order] as number) + 1;
+    if (placed) {
+      kept[g.order] = (kept[g.order] as number) + 1;
+      placedCount++;
+    }
     else dropped++;
   }
   const distinct = maps.map((m) => m.size);
