@@ -162,6 +162,8 @@ function main(): void {
   const manifest = {
     artefact: { file: 'suffix-lm.json', sha256: createHash('sha256').update(json).digest('hex'), bytes: Buffer.byteLength(json) },
     data: rows.files,
+    // the README, source and locale texts come from node_modules: the lock file pins them
+    packageLockSha256: createHash('sha256').update(fs.readFileSync(path.join(PACKAGE_ROOT, 'package-lock.json'))).digest('hex'),
     lm: { ...LM_OPTIONS, ...report },
     soupLm: { ...SOUP_OPTIONS, texts: SOUP_TEXTS, ...soup.report },
     scorer: { ...WINDOW, features: FEATURE_NAMES, heldoutStyle: HELDOUT_STYLE, fprBudget: FPR_BUDGET, calibrationPositiveWindows: posRows.length, calibrationNegativeWindows: negRows.length },

@@ -1,6 +1,6 @@
 import { BOUNDARY, charSymbol, gramHash, UNSCORED, type SuffixLm } from './suffix-lm';
 import { maskBlobs } from './suffix-mask';
-import { forEachWord, hasBit, wordPairHash } from './suffix-words';
+import { forEachWord, hasBit, maskWordIdentifiers, wordPairHash } from './suffix-words';
 
 /**
  * One pass over a text for the adversarial-suffix signal: per-character cost under the ordinary-text
@@ -79,6 +79,7 @@ export function scanText(lm: SuffixLm, soup: SuffixLm, text: string, stride: num
   const n = text.length;
   ensure(n);
   maskBlobs(text, mask);
+  maskWordIdentifiers(text, mask, lm.words, lm.wordMask);
   markPairs(lm, text);
   let history = BOUNDARY;
   let known = 1;

@@ -59,3 +59,46 @@ export function forEachWord(text: string, mask: Uint8Array, onWord: (hash: numbe
     else if (text.charCodeAt(i) === 10) gapNewline = true;
   }
 }
+
+/**
+ * Masks code identifiers made of common words ("foreignKeyName", "getUrlProxy", "MustUrlUseProxy"):
+ * a run of ASCII letters with lower→upper case switches whose parts (split at those switches) are all
+ * common words of the training text (one-letter parts allowed once). Identifiers glue words like token
+ * soup glues pieces, but their pieces are words; soup's ("SureBEtera", "MutableListventions") are not.
+ */
+export function maskWordIdentifiers(text: string, mask: Uint8Array, words: Uint8Array, wordMask: number): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) || mask[i] === 1) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let parts = 0;
+    let ok = true;
+    let singles = 0;
+    let h = 0x811c9dc5;
+    let len = 0;
+    let prevLower = false;
+    for (; i <= n; i++) {
+      const d = i < n ? text.charCodeAt(i) : 0;
+      const upper = d >= 65 && d <= 90;
+      const lower = d >= 97 && d <= 122;
+      if ((!upper && !lower) || (upper && prevLower) || (i < n && mask[i] === 1)) {
+        // close the current part
+        parts++;
+        if (len === 1) singles++;
+        else if (!hasBit(words, wordMask, h >>> 0)) ok = false;
+        h = 0x811c9dc5;
+        len = 0;
+        if (!upper && !lower) break;
+      }
+      h = Math.imul(h ^ charSymbol(d), 0x01000193);
+      len++;
+      prevLower = lower;
+    }
+    if (ok && parts >= 2 && singles <= 1) mask.fill(1, start, i);
+  }
+}
