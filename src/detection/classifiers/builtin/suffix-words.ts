@@ -76,6 +76,21 @@ export function maskWordIdentifiers(text: string, mask: Uint8Array, words: Uint8
       continue;
     }
     const start = i;
+    // most runs have no lower→upper switch: find the run's end first and skip those cheaply
+    let switches = 0;
+    let end = i;
+    for (let wasLower = false; end < n; end++) {
+      const d = text.charCodeAt(end);
+      const upper = d >= 65 && d <= 90;
+      const lower = d >= 97 && d <= 122;
+      if ((!upper && !lower) || mask[end] === 1) break;
+      if (upper && wasLower) switches++;
+      wasLower = lower;
+    }
+    if (switches === 0) {
+      i = end;
+      continue;
+    }
     let parts = 0;
     let ok = true;
     let singles = 0;

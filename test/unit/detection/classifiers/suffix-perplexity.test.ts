@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadSuffixScorer, scoreAdversarialSuffix } from '../../../../src/detection/classifiers/builtin/suffix-perplexity';
 import { maskBlobs } from '../../../../src/detection/classifiers/builtin/suffix-mask';
+import { maskWordIdentifiers } from '../../../../src/detection/classifiers/builtin/suffix-words';
 import { buildLm } from '../../../../src/detection/classifiers/builtin/training/suffix-lm-trainer';
 import { generateSuffix, type SuffixStyle } from '../../../../src/tools/suffix-generator';
 import { prng } from '../../../../src/tools/text-corpus';
@@ -82,6 +83,19 @@ describe('adversarial-suffix masking and artefact', () => {
     expect(masked('U29t')).toBe(true);
     expect(masked('see')).toBe(false);
     expect(masked('end')).toBe(false);
+  });
+
+  it('masks code identifiers made of common words, not glued subword pieces', () => {
+    const text = 'const foreignKeyName = getUrlProxy(table); SureBEtera MutableListventions plain';
+    const mask = new Uint8Array(text.length);
+    const lm = loadSuffixScorer().lm;
+    maskWordIdentifiers(text, mask, lm.words, lm.wordMask);
+    const masked = (s: string) => mask[text.indexOf(s)] === 1;
+    expect(masked('foreignKeyName')).toBe(true);
+    expect(masked('getUrlProxy')).toBe(true);
+    expect(masked('SureBEtera')).toBe(false);
+    expect(masked('MutableListventions')).toBe(false);
+    expect(masked('plain')).toBe(false);
   });
 
   it('the committed artefact is the one its manifest describes, and is a few hundred KB', () => {
