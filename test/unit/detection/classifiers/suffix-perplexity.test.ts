@@ -63,6 +63,19 @@ describe('adversarial-suffix signal: ordinary text does not fire', () => {
     expect(score(text)).toBeLessThan(loose());
   });
 
+  it('edge inputs: empty, emoji only, lone surrogates, a long text (span inside the text)', () => {
+    expect(scoreAdversarialSuffix('')).toBeNull();
+    expect(scoreAdversarialSuffix('😀🙏🎉'.repeat(40))).toBeNull();
+    expect(score('\ud800 broken \udc00 surrogates in an otherwise ordinary sentence about the weather today')).toBeLessThan(loose());
+    const long = `${NEGATIVES.typescript}\n${NEGATIVES.python}\n`.repeat(400);
+    const v = scoreAdversarialSuffix(long);
+    expect(v).not.toBeNull();
+    expect(v!.score).toBeLessThan(0.5);
+    expect(v!.start).toBeGreaterThanOrEqual(0);
+    expect(v!.end).toBeLessThanOrEqual(long.length);
+    expect(v!.start).toBeLessThan(v!.end);
+  });
+
   it('short chat turns have no scorable window or a low score', () => {
     for (const t of ['hi!', 'lol ok', 'you dont know anything.', 'From now on, please use metric units.', 'Thank you so much!!! You saved my day 🙏 can u send the list again pls']) {
       expect(score(t)).toBeLessThan(loose());
