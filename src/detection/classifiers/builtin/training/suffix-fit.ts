@@ -53,7 +53,7 @@ function solve(a: number[][], b: number[]): number[] {
   return m.map((row, i) => (row[n] as number) / (row[i] as number));
 }
 
-export function fitLogistic(positives: number[][], negatives: number[][], lambda = 1e-3, iterations = 30): LogisticFit {
+export function fitLogistic(positives: number[][], negatives: number[][], rowWeights?: readonly number[], lambda = 1e-3, iterations = 30): LogisticFit {
   const all = [...positives, ...negatives];
   const d = FEATURES;
   const mean = Array.from({ length: d }, (_, j) => all.reduce((s, r) => s + (r[j] as number), 0) / all.length);
@@ -71,7 +71,7 @@ export function fitLogistic(positives: number[][], negatives: number[][], lambda
       let z = 0;
       for (let j = 0; j <= d; j++) z += (beta[j] as number) * (xi[j] as number);
       const p = 1 / (1 + Math.exp(-z));
-      const w = y[i] === 1 ? wPos : wNeg;
+      const w = (y[i] === 1 ? wPos : wNeg) * (rowWeights?.[i] ?? 1);
       const r = w * (p - (y[i] as number));
       const s = w * p * (1 - p);
       for (let a = 0; a <= d; a++) {
@@ -96,4 +96,23 @@ export function upperQuantile(values: readonly number[], rate: number): number {
   const sorted = [...values].sort((a, b) => b - a);
   const allowed = Math.floor(rate * sorted.length);
   return allowed < sorted.length ? (sorted[allowed] as number) : -Infinity;
+}
+
+/** The logit of a feature row under a fit. */
+export function logitOf(fit: LogisticFit, row: readonly number[]): number {
+  let z = fit.bias;
+  for (let j = 0; j < FEATURES; j++) z += (fit.weights[j] as number) * (((row[j] as number) - (fit.mean[j] as number)) / (fit.std[j] as number));
+  return z;
+}
+
+/**
+ * A second fit that leans on the operating point: negatives in the top `negTail` of the first fit's
+ * logits and positives below the negatives' top `posFloor` weigh `boost` times more (rows in the
+ * order positives then negatives, as fitLogistic takes them).
+ */
+export function tailWeights(fit: LogisticFit, positives: number[][], negatives: number[][], negTail: number, posFloor: number, boost: number): number[] {
+  const negLogits = negatives.map((r) => logitOf(fit, r));
+  const hardNeg = upperQuantile(negLogits, negTail);
+  const floor = upperQuantile(negLogits, posFloor);
+  return [...positives.map((r) => (logitOf(fit, r) <= floor ? boost : 1)), ...negLogits.map((z) => (z >= hardNeg ? boost : 1))];
 }
