@@ -76,36 +76,38 @@ function handWritten(rand: () => number): Array<{ text: string; source: string }
   return out;
 }
 
-function main(): void {
-  const dataDir = path.resolve(arg('data') ?? path.join(PACKAGE_ROOT, '..', 'shared', 'datasets'));
-  const outDir = path.resolve(arg('out') ?? path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model'));
-  const t0 = Date.now();
-  const log = (m: string) => console.log(`[train:suffix ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
-  const rows = readRows(dataDir);
-  const pkg = readPackageTexts(PACKAGE_ROOT);
-  log(`${rows.benign.length} benign rows, ${rows.harmful.length} harmful requests, ${pkg.length} package texts`);
-  const lmTexts = [...rows.benign, ...pkg, ...rows.language, ...readLocaleMessages(PACKAGE_ROOT)].filter((s) => s.part === 'lm').map((s) => s.text);
-  const { lm, tables, report } = buildLm(lmTexts, LM_OPTIONS);
-  log(`LM: ${report.characters} chars, kept ${JSON.stringify(report.kept)} of ${JSON.stringify(report.distinct)}, dropped ${report.dropped}, load ${report.load.toFixed(2)}`);
+type Log = (message: string) => void;
+type Rows = ReturnType<typeof readRows>;
+type Built = ReturnType<typeof buildLm>;
+const fitStyles = SUFFIX_STYLES.filter((s) => s !== HELDOUT_STYLE);
 
-  const rand = prng(SEED);
-  const fitStyles = SUFFIX_STYLES.filter((s) => s !== HELDOUT_STYLE);
+/** The ordinary-text LM (LM parts of the rows, package texts and language data) and the token-soup LM. */
+function buildModels(rows: Rows, pkg: readonly Sample[], log: Log): { ordinary: Built; soup: Built } {
+  const lmTexts = [...rows.benign, ...pkg, ...rows.language, ...readLocaleMessages(PACKAGE_ROOT)].filter((s) => s.part === 'lm').map((s) => s.text);
+  const ordinary = buildLm(lmTexts, LM_OPTIONS);
+  const r = ordinary.report;
+  log(`LM: ${r.characters} chars, kept ${JSON.stringify(r.kept)} of ${JSON.stringify(r.distinct)}, dropped ${r.dropped}, load ${r.load.toFixed(2)}`);
   const soupRand = prng(SEED + 2);
   const soupTexts = Array.from({ length: SOUP_TEXTS }, (_, i) => generateSuffix(fitStyles[i % fitStyles.length] as SuffixStyle, soupRand));
   const soup = buildLm(soupTexts, SOUP_OPTIONS);
   log(`soup LM: ${soup.report.characters} chars, kept ${JSON.stringify(soup.report.kept)}, load ${soup.report.load.toFixed(2)}`);
-  const calPos = positiveSamples(rows.harmful.filter((r) => r.part === 'cal'), fitStyles, rand, 800);
+  return { ordinary, soup };
+}
+
+/** Fits the window scorer on the calibration part, then sets the bias so that 0 is the FPR_BUDGET cut-off. */
+function fitScorer(models: { ordinary: Built; soup: Built }, rows: Rows, pkg: readonly Sample[], log: Log) {
+  const { lm } = models.ordinary;
+  const soup = models.soup.lm;
+  const calPos = positiveSamples(rows.harmful.filter((r) => r.part === 'cal'), fitStyles, prng(SEED), 800);
   const calNeg = [...rows.benign, ...pkg].filter((s) => s.part === 'cal' && s.source !== 'code-minified');
   const posRows: number[][] = [];
   const negRows: number[][] = [];
-  for (const p of calPos) collectWindows(lm, soup.lm, p.text, WINDOW, posRows, p.from, p.to);
-  for (const s of calNeg) collectWindows(lm, soup.lm, s.text, WINDOW, negRows, 0, s.text.length, HARDEST);
+  for (const p of calPos) collectWindows(lm, soup, p.text, WINDOW, posRows, p.from, p.to);
+  for (const s of calNeg) collectWindows(lm, soup, s.text, WINDOW, negRows, 0, s.text.length, HARDEST);
   const first = fitLogistic(posRows, negRows);
   const fit = fitLogistic(posRows, negRows, tailWeights(first, posRows, negRows, TAIL.negTail, TAIL.posFloor, TAIL.boost));
   log(`fit on ${posRows.length} suffix windows / ${negRows.length} benign windows: ${JSON.stringify(fit)}`);
-
-  const config = { ...WINDOW, ...fit, cutoffs: {} };
-  const raw = new SuffixScorer(lm, soup.lm, config);
+  const raw = new SuffixScorer(lm, soup, { ...WINDOW, ...fit, cutoffs: {} });
   // the cut-off is set on benign prompts (dataset rows); code and README chunks are evaluated, not calibrated on
   const calLogits = rows.benign.filter((s) => s.part === 'cal').map((s) => raw.best(s.text)?.logit ?? -Infinity).filter(Number.isFinite);
   const cut = upperQuantile(calLogits, FPR_BUDGET);
@@ -115,29 +117,26 @@ function main(): void {
     'fpr<=0.1% (cal)': 0.5,
     'max benign (cal)': round(sig(Math.max(...calLogits) - cut)),
   };
-  const artefact: SuffixArtefact = {
-    format: 'suffix-lm/1',
-    tableBits: LM_OPTIONS.tableBits,
-    wordBits: LM_OPTIONS.wordBits,
-    pairBits: LM_OPTIONS.pairBits,
-    tables: gzipSync(tables, { level: 9 }).toString('base64'),
-    soup: {
-      format: 'suffix-lm/1',
-      tableBits: SOUP_OPTIONS.tableBits,
-      wordBits: SOUP_OPTIONS.wordBits,
-      pairBits: SOUP_OPTIONS.pairBits,
-      tables: gzipSync(soup.tables, { level: 9 }).toString('base64'),
-    },
-    scorer: { ...WINDOW, mean: fit.mean.map(round), std: fit.std.map(round), weights: fit.weights.map(round), bias: round(fit.bias - cut - 1e-6), cutoffs },
-  };
-  const json = `${JSON.stringify(artefact)}\n`;
-  fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(path.join(outDir, 'suffix-lm.json'), json);
-  log(`wrote suffix-lm.json (${(json.length / 1024).toFixed(0)} KiB); cut-offs ${JSON.stringify(cutoffs)}`);
+  const scorer = { ...WINDOW, mean: fit.mean.map(round), std: fit.std.map(round), weights: fit.weights.map(round), bias: round(fit.bias - cut - 1e-6), cutoffs };
+  return { scorer, first, windows: { positive: posRows.length, negative: negRows.length } };
+}
 
-  const scorer = SuffixScorer.fromArtefact(JSON.parse(json));
-  const cutNames = ['0.5 (0.1% cal FPR)', `${cutoffs['fpr<=1% (cal)']} (1% cal FPR)`];
-  const cuts = [0.5, cutoffs['fpr<=1% (cal)']];
+function artefactOf(models: { ordinary: Built; soup: Built }, scorer: SuffixArtefact['scorer']): SuffixArtefact {
+  const part = (options: LmBuildOptions, tables: Uint8Array) => ({
+    format: 'suffix-lm/1' as const,
+    tableBits: options.tableBits,
+    wordBits: options.wordBits,
+    pairBits: options.pairBits,
+    tables: gzipSync(tables, { level: 9 }).toString('base64'),
+  });
+  return { ...part(LM_OPTIONS, models.ordinary.tables), soup: part(SOUP_OPTIONS, models.soup.tables), scorer };
+}
+
+/** Held-out evaluation: recall per style and FPR per negative source at the shipped and the 1% cut-offs. */
+function evaluate(scorer: SuffixScorer, rows: Rows, pkg: readonly Sample[]) {
+  const loose = scorer.config.cutoffs['fpr<=1% (cal)'] as number;
+  const cutNames = ['0.5 (0.1% cal FPR)', `${loose} (1% cal FPR)`];
+  const cuts = [0.5, loose];
   const evalRand = prng(SEED + 1);
   const heldRequests = rows.harmful.filter((r) => r.part === 'heldout');
   const evalPos = SUFFIX_STYLES.flatMap((style) => positiveSamples(heldRequests, [style], evalRand, 300));
@@ -146,35 +145,61 @@ function main(): void {
     ...handWritten(evalRand),
     ...heldRequests.map((r) => ({ text: r.text, source: `harmful request, no suffix (${r.source})` })),
   ];
-  for (const suffix of PUBLISHED_SUFFIXES) {
+  PUBLISHED_SUFFIXES.forEach((suffix, k) => {
     for (const r of heldRequests) {
       const text = `${r.text.trimEnd()} ${suffix}`;
-      evalPos.push({ text, from: r.text.trimEnd().length + 1, to: text.length, group: `request + published GCG suffix ${PUBLISHED_SUFFIXES.indexOf(suffix) + 1}` });
+      evalPos.push({ text, from: r.text.trimEnd().length + 1, to: text.length, group: `request + published GCG suffix ${k + 1}` });
     }
-  }
+  });
   const posStats = positives(scorer, evalPos, cuts);
-  const negStats = negatives(scorer, negSamples, cuts);
   const inSample = negatives(scorer, rows.benign.filter((s) => s.part === 'lm').map((s) => ({ text: s.text, source: 'all LM-training benign rows' })), cuts);
-  const benignHeld = rows.benign.filter((s) => s.part === 'heldout');
-  const benignFpr = negatives(scorer, benignHeld.map((s) => ({ text: s.text, source: 'all held-out benign rows' })), cuts);
+  const benignFpr = negatives(scorer, rows.benign.filter((s) => s.part === 'heldout').map((s) => ({ text: s.text, source: 'all held-out benign rows' })), cuts);
+  const negStats = [...benignFpr, ...inSample, ...negatives(scorer, negSamples, cuts)];
   const readmes = pkg.filter((s) => s.source === 'readme' && s.part !== 'lm').map((s) => s.text.slice(0, 2048).padEnd(2048, ' '));
   const speed2k = speed(scorer, readmes.slice(0, 400));
-  const report2 = [
+  const text = [
     `held-out style: ${HELDOUT_STYLE}; fit styles: ${fitStyles.join(', ')}`,
     positiveTable(posStats, cutNames),
-    negativeTable([...benignFpr, ...inSample, ...negStats], cutNames),
+    negativeTable(negStats, cutNames),
     `speed per 2 KB README chunk: p50 ${speed2k.p50.toFixed(1)} µs, p99 ${speed2k.p99.toFixed(1)} µs`,
   ].join('\n\n');
-  console.log(report2);
+  return { text, positives: posStats, negatives: negStats };
+}
+
+function main(): void {
+  const dataDir = path.resolve(arg('data') ?? path.join(PACKAGE_ROOT, '..', 'shared', 'datasets'));
+  const outDir = path.resolve(arg('out') ?? path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model'));
+  const t0 = Date.now();
+  const log: Log = (m) => console.log(`[train:suffix ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+  const rows = readRows(dataDir);
+  const pkg = readPackageTexts(PACKAGE_ROOT);
+  log(`${rows.benign.length} benign rows, ${rows.harmful.length} harmful requests, ${pkg.length} package texts`);
+  const models = buildModels(rows, pkg, log);
+  const fitted = fitScorer(models, rows, pkg, log);
+  const json = `${JSON.stringify(artefactOf(models, fitted.scorer))}\n`;
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'suffix-lm.json'), json);
+  log(`wrote suffix-lm.json (${(json.length / 1024).toFixed(0)} KiB); cut-offs ${JSON.stringify(fitted.scorer.cutoffs)}`);
+  const evaluation = evaluate(SuffixScorer.fromArtefact(JSON.parse(json)), rows, pkg);
+  console.log(evaluation.text);
   const manifest = {
     artefact: { file: 'suffix-lm.json', sha256: createHash('sha256').update(json).digest('hex'), bytes: Buffer.byteLength(json) },
     data: rows.files,
     // the README, source and locale texts come from node_modules: the lock file pins them
     packageLockSha256: createHash('sha256').update(fs.readFileSync(path.join(PACKAGE_ROOT, 'package-lock.json'))).digest('hex'),
-    lm: { ...LM_OPTIONS, ...report },
-    soupLm: { ...SOUP_OPTIONS, texts: SOUP_TEXTS, ...soup.report },
-    scorer: { ...WINDOW, tail: TAIL, firstFit: first, features: FEATURE_NAMES, heldoutStyle: HELDOUT_STYLE, fprBudget: FPR_BUDGET, calibrationPositiveWindows: posRows.length, calibrationNegativeWindows: negRows.length },
-    evaluation: { positives: posStats, negatives: [...benignFpr, ...inSample, ...negStats] },
+    lm: { ...LM_OPTIONS, ...models.ordinary.report },
+    soupLm: { ...SOUP_OPTIONS, texts: SOUP_TEXTS, ...models.soup.report },
+    scorer: {
+      ...WINDOW,
+      tail: TAIL,
+      firstFit: fitted.first,
+      features: FEATURE_NAMES,
+      heldoutStyle: HELDOUT_STYLE,
+      fprBudget: FPR_BUDGET,
+      calibrationPositiveWindows: fitted.windows.positive,
+      calibrationNegativeWindows: fitted.windows.negative,
+    },
+    evaluation: { positives: evaluation.positives, negatives: evaluation.negatives },
   };
   fs.writeFileSync(path.join(outDir, 'suffix-manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   log('wrote suffix-manifest.json');
