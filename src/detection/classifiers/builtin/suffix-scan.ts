@@ -33,7 +33,8 @@ export interface SuffixScan {
   readonly llr: Float64Array;
 }
 
-let capacity = 0;
+let charCapacity = 0;
+let checkpointCapacity = 0;
 let mask = new Uint8Array(0);
 let pairEvent = new Uint8Array(0);
 let cost = new Float64Array(0);
@@ -46,20 +47,27 @@ let pairs = new Int32Array(0);
 let unseen = new Int32Array(0);
 let llr = new Float64Array(0);
 
-function ensure(n: number): void {
-  if (n + 1 <= capacity) return;
-  capacity = Math.max(1024, 1 << Math.ceil(Math.log2(n + 1)));
-  mask = new Uint8Array(capacity);
-  pairEvent = new Uint8Array(capacity);
-  cost = new Float64Array(capacity);
-  scored = new Int32Array(capacity);
-  caseSwitch = new Int32Array(capacity);
-  letterCost = new Float64Array(capacity);
-  letters = new Int32Array(capacity);
-  symbols = new Int32Array(capacity);
-  pairs = new Int32Array(capacity);
-  unseen = new Int32Array(capacity);
-  llr = new Float64Array(capacity);
+const grown = (need: number) => Math.max(1024, 1 << Math.ceil(Math.log2(need)));
+
+/** Per-character buffers for n characters; prefix sums only for the checkpoints (n / stride + 2). */
+function ensure(n: number, stride: number): void {
+  if (n + 1 > charCapacity) {
+    charCapacity = grown(n + 1);
+    mask = new Uint8Array(charCapacity);
+    pairEvent = new Uint8Array(charCapacity);
+  }
+  const checkpoints = Math.ceil(n / stride) + 2;
+  if (checkpoints <= checkpointCapacity) return;
+  checkpointCapacity = grown(checkpoints);
+  cost = new Float64Array(checkpointCapacity);
+  scored = new Int32Array(checkpointCapacity);
+  caseSwitch = new Int32Array(checkpointCapacity);
+  letterCost = new Float64Array(checkpointCapacity);
+  letters = new Int32Array(checkpointCapacity);
+  symbols = new Int32Array(checkpointCapacity);
+  pairs = new Int32Array(checkpointCapacity);
+  unseen = new Int32Array(checkpointCapacity);
+  llr = new Float64Array(checkpointCapacity);
 }
 
 /** pairEvent[last letter of a word] = 1 (pair of common words seen in training) or 2 (never seen). */
@@ -77,7 +85,7 @@ const isUpper = (c: number) => (c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde &
 /** Scans `text` with the ordinary-text LM `lm` and the token-soup LM `soup`, checkpointing every `stride`. */
 export function scanText(lm: SuffixLm, soup: SuffixLm, text: string, stride: number): SuffixScan {
   const n = text.length;
-  ensure(n);
+  ensure(n, stride);
   maskBlobs(text, mask);
   maskWordIdentifiers(text, mask, lm.words, lm.wordMask);
   markPairs(lm, text);
