@@ -1,0 +1,112 @@
+/**
+ * Marks the characters the adversarial-suffix signal must not score: machine strings whose perplexity
+ * is high by nature and that other detectors judge (secrets, encodings): URLs, hex (hashes, UUIDs, hex
+ * dumps), base64 and API-key-like runs. One pass, no allocation: mask[i] = 1 for a masked character.
+ *
+ * A "run" is a maximal sequence of [A-Za-z0-9+/=_.%~-]. A run is masked when it is
+ * - hex only (0-9 a-f, '-') with ≥ 2 digits and ≥ 8 characters (hashes, UUIDs, addresses),
+ * - ≥ 16 characters with ≥ 2 digits (keys, tokens, base64),
+ * - ≥ 24 characters (long base64 / identifiers),
+ * - an @handle or #hashtag (with its sigil),
+ * - part of a URL (letters followed by "://", up to the next space, quote or angle bracket),
+ * - part of a chain of ≥ 4 short hex runs separated by single spaces or colons, half of them with digits
+ *   (hex dumps, MAC addresses),
+ * - or, for a whole whitespace-delimited token, regex-like: ≥ 10 characters of which ≥ 30% (and ≥ 5)
+ *   are regex metacharacters \ ^ $ | ? * + ( ) [ ] { }, or ≥ 3 backslash escapes (\d \w \s \x...).
+ */
+
+const RUN = new Uint8Array(128);
+const HEX = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.%~-') RUN[c.charCodeAt(0)] = 1;
+for (const c of '0123456789abcdefABCDEF-') HEX[c.charCodeAt(0)] = 1;
+
+const META = new Uint8Array(128);
+for (const c of '\\^$|?*+()[]{}') META[c.charCodeAt(0)] = 1;
+
+/** Masks regex-like whitespace-delimited tokens. */
+function maskRegexTokens(text: string, mask: Uint8Array): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && text.charCodeAt(i) <= 32) i++;
+    const start = i;
+    let meta = 0;
+    let escapes = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c <= 32) break;
+      if (c < 128 && META[c] === 1) {
+        meta++;
+        if (c === 92) {
+          const d = text.charCodeAt(i + 1);
+          if (d === 100 || d === 119 || d === 115 || d === 120 || d === 117 || d === 98 || d === 68 || d === 87 || d === 83 || d === 110 || d === 116 || d === 46 || d === 40 || d === 91) escapes++;
+        }
+      }
+      i++;
+    }
+    const len = i - start;
+    if ((len >= 10 && meta >= 5 && meta * 10 >= len * 3) || escapes >= 3) mask.fill(1, start, i);
+  }
+}
+
+const isUrlEnd = (c: number) => c <= 32 || c === 34 || c === 39 || c === 60 || c === 62 || c === 96 || c === 41 || c === 93;
+
+export function maskBlobs(text: string, mask: Uint8Array): void {
+  const n = text.length;
+  mask.fill(0, 0, n);
+  let chainStart = -1;
+  let chainEnd = -1;
+  let chainRuns = 0;
+  let chainDigitRuns = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c >= 128 || RUN[c] === 0) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let digits = 0;
+    let hexOnly = true;
+    while (i < n) {
+      const d = text.charCodeAt(i);
+      if (d >= 128 || RUN[d] === 0) break;
+      if (d >= 48 && d <= 57) digits++;
+      if (HEX[d] === 0) hexOnly = false;
+      i++;
+    }
+    const len = i - start;
+    const before = start > 0 ? text.charCodeAt(start - 1) : 0;
+    if (before === 64 || before === 35) {
+      // @handles and #hashtags: names, not language
+      mask.fill(1, start - 1, i);
+      chainEnd = -1;
+      continue;
+    }
+    if (text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) === 47 && text.charCodeAt(i + 2) === 47) {
+      let e = i + 3;
+      while (e < n && !isUrlEnd(text.charCodeAt(e))) e++;
+      mask.fill(1, start, e);
+      i = e;
+      continue;
+    }
+    if ((hexOnly && digits >= 2 && len >= 8) || (len >= 16 && digits >= 2) || len >= 24) mask.fill(1, start, i);
+    // hex-dump chains: "de ad be ef 00 12", "00:1a:2b:3c:4d:5e"
+    const chainable = hexOnly && len >= 2 && len <= 8;
+    const sep = start > 0 ? text.charCodeAt(start - 1) : 0;
+    const continues = chainable && chainEnd === start - 1 && (sep === 32 || sep === 58);
+    if (!continues) {
+      if (chainRuns >= 4 && chainDigitRuns * 2 >= chainRuns) mask.fill(1, chainStart, chainEnd);
+      chainRuns = 0;
+      chainDigitRuns = 0;
+      chainStart = chainable ? start : -1;
+    }
+    if (chainable) {
+      chainRuns++;
+      if (digits > 0) chainDigitRuns++;
+      chainEnd = i;
+    } else chainEnd = -1;
+  }
+  if (chainRuns >= 4 && chainDigitRuns * 2 >= chainRuns) mask.fill(1, chainStart, chainEnd);
+  maskRegexTokens(text, mask);
+}
