@@ -8,7 +8,8 @@ import { benignGroupOf, familyOf, SOURCE_FAMILIES, type BenignGroup } from '../d
 import { assignSplits } from '../detection/classifiers/builtin/training/split';
 import { ATTACK_HEADS } from '../detection/classifiers/builtin/builtin-model';
 import { trainAll } from '../detection/classifiers/builtin/training/trainer';
-import { heldoutWrapped } from '../detection/classifiers/builtin/training/synthetic';
+import { heldoutHarmfulRequests, heldoutWrapped } from '../detection/classifiers/builtin/training/synthetic';
+import { generateSuffix, SUFFIX_STYLES, withSuffix } from './suffix-generator';
 import { THRESHOLD_CUTOFFS } from '../detection/decide';
 import type { Threshold } from '../shared/policy';
 import { PACKAGE_ROOT, writeSection } from './classifier-report';
@@ -45,6 +46,8 @@ interface FoldResult {
   shortFlagged: Record<'L1' | 'L2', string[]>;
   /** Held-out harmful requests (HarmBench, Do-Not-Answer) in held-out framings (synthetic.ts): recall per level. */
   wrapped?: { rows: number } & Record<Threshold, number>;
+  /** Usual split only: the same held-out requests with a generated token-soup suffix (every style), recall per level. */
+  soup?: { rows: number } & Record<Threshold, number>;
   /** Usual split only: ordinary prompts and topic questions on which some moderation category reaches L2. */
   moderation?: { ordinaryRows: number; ordinaryFlagged: number; everydayFlagged: string[]; topicFlagged: string[] };
   seconds: number;
@@ -77,7 +80,12 @@ function perLevel(scores: readonly number[]): Record<Threshold, number> {
 }
 
 /** Trains the attack heads on `rows` (their split decides), then scores what was never trained on. */
-function runFold(name: string, rows: Row[], testAttacks: Row[], everyday: Everyday, log: (m: string) => void, wrappedTexts?: readonly string[]): FoldResult {
+interface Extra {
+  wrapped: readonly string[];
+  soup: readonly string[];
+}
+
+function runFold(name: string, rows: Row[], testAttacks: Row[], everyday: Everyday, log: (m: string) => void, extra?: Extra): FoldResult {
   const started = Date.now();
   const { artefact } = trainAll(rows, () => undefined, ATTACK_HEADS, committedArtefact());
   const model = new BuiltinModel(artefact);
@@ -103,11 +111,12 @@ function runFold(name: string, rows: Row[], testAttacks: Row[], everyday: Everyd
       L1: shortScores.filter((x) => x.s >= THRESHOLD_CUTOFFS.L1).map((x) => x.t),
       L2: shortScores.filter((x) => x.s >= THRESHOLD_CUTOFFS.L2).map((x) => x.t),
     },
-    moderation: wrappedTexts ? moderationCheck(model, rows, everyday) : undefined,
-    wrapped: wrappedTexts ? { rows: wrappedTexts.length, ...perLevel(wrappedTexts.map((t) => attackScore(model, t))) } : undefined,
+    moderation: extra ? moderationCheck(model, rows, everyday) : undefined,
+    wrapped: extra ? { rows: extra.wrapped.length, ...perLevel(extra.wrapped.map((t) => attackScore(model, t))) } : undefined,
+    soup: extra ? { rows: extra.soup.length, ...perLevel(extra.soup.map((t) => attackScore(model, t))) } : undefined,
     seconds: Math.round((Date.now() - started) / 1000),
   };
-  log(`${name}: recall@L2 ${pct(result.recall.L2)} of ${result.attacks}${result.wrapped ? `, wrapped ${pct(result.wrapped.L2)}` : ''}; short L2 ${result.shortFlagged.L2.length}; FPR@L2 ordinary ${pct(fpr.ordinary.L2)}, injection-looking ${pct(fpr['injection-looking'].L2)} (${result.seconds} s)`);
+  log(`${name}: recall@L2 ${pct(result.recall.L2)} of ${result.attacks}${result.wrapped ? `, wrapped ${pct(result.wrapped.L2)}` : ''}${result.soup ? `, soup ${pct(result.soup.L2)}` : ''}; short L2 ${result.shortFlagged.L2.length}; FPR@L2 ordinary ${pct(fpr.ordinary.L2)}, injection-looking ${pct(fpr['injection-looking'].L2)} (${result.seconds} s)`);
   return result;
 }
 
@@ -135,6 +144,18 @@ function familyRecall(attacks: readonly Row[], scores: readonly number[]) {
     if ((scores[i] as number) >= THRESHOLD_CUTOFFS.L2) e.fired++;
   });
   return [...out].map(([family, e]) => ({ family, attacks: e.attacks, recallL2: e.fired / e.attacks }));
+}
+
+/** mulberry32: a small seeded generator, so the generated suffixes are the same on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 function pct(x: number): string {
@@ -176,6 +197,10 @@ function render(results: readonly FoldResult[], started: string): string {
     const w = usual.wrapped;
     lines.push('', `Wrapped harmful requests (${w.rows} HarmBench / Do-Not-Answer requests in 8 framings used by no training row; target ≥ 70% at L2): L1 ${pct(w.L1)}, **L2 ${pct(w.L2)}**, L3 ${pct(w.L3)}, L4 ${pct(w.L4)}.`);
   }
+  if (usual?.soup) {
+    const w = usual.soup;
+    lines.push(`Token-soup suffixes (the same ${w.rows} held-out requests, each with a generated GCG-style suffix, six styles; target ≥ 90% at L2): L1 ${pct(w.L1)}, **L2 ${pct(w.L2)}**, L3 ${pct(w.L3)}, L4 ${pct(w.L4)}.`);
+  }
   if (usual?.moderation) {
     const m = usual.moderation;
     lines.push(
@@ -202,7 +227,10 @@ function main(): void {
   const results: FoldResult[] = [];
   if (!wanted || wanted.includes('usual')) {
     const wrapped = heldoutWrapped(data.rows).map((w) => w.text);
-    results.push(runFold('usual split', rows, rows.filter((r) => r.split === 'heldout' && r.labels.length > 0 && familyOf(r.source) !== 'synthetic_wrapped'), everyday, log, wrapped));
+    const rand = prng(20261125);
+    const soup = heldoutHarmfulRequests(data.rows).map((r, i) => withSuffix(r, generateSuffix(SUFFIX_STYLES[i % SUFFIX_STYLES.length] as (typeof SUFFIX_STYLES)[number], rand), rand));
+    const heldAttacks = rows.filter((r) => r.split === 'heldout' && r.labels.length > 0 && familyOf(r.source) !== 'synthetic_wrapped');
+    results.push(runFold('usual split', rows, heldAttacks, everyday, log, { wrapped, soup }));
   }
   for (const family of SOURCE_FAMILIES) {
     if (wanted && !wanted.includes(family.name)) continue;

@@ -14,6 +14,8 @@ import {
   type ModerationCategory,
 } from './taxonomy';
 import { windowFeatures, windowScoringInputs, type WindowFeatures } from './window-features';
+import { loadSuffixScorer, scoreAdversarialSuffix } from './suffix-perplexity';
+import { SUFFIX_PERPLEXITY_SIGNAL } from '../../signals';
 
 /** The heads that also score the focus around an attack signal. */
 export const ATTACK_HEADS: readonly HeadName[] = ['prompt_attack', 'jailbreak'];
@@ -59,7 +61,7 @@ export class BuiltinModel {
   /** Same as combine(windowLogits(features(text)), …), without materialising the feature vectors. */
   scoreWindow(text: string): ClassifierScores {
     const f = windowScoringInputs(this.hasher, text, this.logitsOf);
-    return this.combine(this.withFocus(f.z, f.zFocus), f, isTooShortForAttack(text), isShortTurn(text));
+    return this.combine(this.withFocus(f.z, f.zFocus), f, windowContext(text));
   }
 
   private readonly logitsOf = (v: SparseVector): Float64Array => this.logits(v);
@@ -79,7 +81,8 @@ export class BuiltinModel {
   }
 
   /** Calibrated head scores + floors + derived categories + parent closure. */
-  combine(logits: Float64Array, f: Pick<WindowFeatures, 'signals' | 'lexicon'>, tooShort = false, shortTurn = false): ClassifierScores {
+  combine(logits: Float64Array, f: Pick<WindowFeatures, 'signals' | 'lexicon'>, context: WindowContext = {}): ClassifierScores {
+    const { tooShort = false, shortTurn = false, suffix = 0 } = context;
     const head = (name: HeadName): number => {
       const i = this.headIndex.get(name);
       if (i === undefined) return 0;
@@ -115,7 +118,10 @@ export class BuiltinModel {
     // framing, or followed by refusal suppression, is a jailbreak at the harm's own confidence. Neither
     // alone is: "write a story about a dragon" and a plain harmful question are not jailbreaks (the latter
     // is moderation's business).
-    const framing = f.signals.hits.find((i) => FRAMING_SIGNAL_INDICES.has(i));
+    // An optimised token-soup suffix (suffix-perplexity.ts) counts as a framing too (GCG: harmful request +
+    // suffix), at its looser 1%-FPR cut-off; alone, it is an attack from its strict cut-off on.
+    const framing: StackedHarm['framing'] | undefined =
+      f.signals.hits.find((i) => FRAMING_SIGNAL_INDICES.has(i)) ?? (suffix >= SUFFIX_STACK_CUTOFF ? SUFFIX_PERPLEXITY_SIGNAL : undefined);
     let stacked: StackedHarm | undefined;
     if (framing !== undefined) {
       let harm = 0;
@@ -127,9 +133,12 @@ export class BuiltinModel {
         stacked = { harm: boosted, framing };
       }
     }
+    const suffixScore = suffixConfidence(suffix);
+    jailbreak = Math.max(jailbreak, suffixScore);
+    promptAttack = Math.max(promptAttack, suffixScore);
     const scores: ClassifierScores = { prompt_attack: promptAttack, jailbreak };
     for (const c of MODERATION_CATEGORIES) scores[moderationType(c)] = mod[c];
-    return withDecidingSignals(scores, f, stacked);
+    return withDecidingSignals(scores, f, stacked, suffixScore);
   }
 }
 
@@ -168,6 +177,48 @@ function dot11(w: Int8Array, vector: SparseVector): Float64Array {
     a10 += (w[b + 10] as number) * v;
   }
   return Float64Array.of(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+}
+
+/** What combine() needs to know about the window's text besides its features. */
+export interface WindowContext {
+  tooShort?: boolean;
+  shortTurn?: boolean;
+  /** The adversarial-suffix score of the window (suffix-perplexity.ts; 0 when no window was scorable). */
+  suffix?: number;
+}
+
+export function windowContext(text: string): WindowContext {
+  return { tooShort: isTooShortForAttack(text), shortTurn: isShortTurn(text), suffix: scoreAdversarialSuffix(withoutMixedScriptWords(text))?.score ?? 0 };
+}
+
+const GREEK_CYRILLIC_ARMENIAN = /[\u0370-\u058f]/;
+const LETTER_RUN = /[\p{L}\p{M}]+/gu;
+const LATIN_LETTER = /[A-Za-z]/;
+
+/**
+ * The canonical view folds look-alike letters (normalize/confusables): Greek or Russian prose comes out as
+ * words mixing Latin and Greek/Cyrillic letters ("Пoльзoвaтeля"), whose Latin letters read as token soup
+ * (a Russian system prompt scored 0.84). The suffix scorer never judges non-Latin script, so such words
+ * are blanked (same length, offsets kept); a homoglyph-written instruction is the other views' business.
+ */
+export function withoutMixedScriptWords(text: string): string {
+  if (!GREEK_CYRILLIC_ARMENIAN.test(text)) return text;
+  return text.replace(LETTER_RUN, (w) => (LATIN_LETTER.test(w) && GREEK_CYRILLIC_ARMENIAN.test(w) ? ' '.repeat(w.length) : w));
+}
+
+/**
+ * The suffix scorer's own cut-offs (model/suffix-lm.json, bench/SUFFIX.md): 0.5 is ≤ 0.1% FPR on the
+ * calibration benign prompts, so it starts L2 on its own; its ≤ 1% FPR cut-off only stacks with a
+ * harmful request.
+ */
+const SUFFIX_L2_CUTOFF = 0.5;
+export const SUFFIX_STACK_CUTOFF = loadSuffixScorer().config.cutoffs['fpr<=1% (cal)'] ?? SUFFIX_L2_CUTOFF;
+
+/** The suffix score on the shared L1–L4 scale: its strict cut-off at L2, below it at most L3. */
+export function suffixConfidence(s: number): number {
+  if (s >= SUFFIX_L2_CUTOFF) return 0.75 + (0.25 * (s - SUFFIX_L2_CUTOFF)) / (1 - SUFFIX_L2_CUTOFF);
+  if (s >= SUFFIX_STACK_CUTOFF) return 0.3 + (0.2 * (s - SUFFIX_STACK_CUTOFF)) / (SUFFIX_L2_CUTOFF - SUFFIX_STACK_CUTOFF);
+  return 0;
 }
 
 /** The framing signals (heuristics.ts) that, with a harmful request, make a jailbreak. */

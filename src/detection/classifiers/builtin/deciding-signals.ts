@@ -1,6 +1,7 @@
 import { attachScoreSignals, type ClassifierScores, type ClassifierType } from '../backend';
 import { ATTACK_SIGNALS, type AttackType, type SignalHits } from './heuristics';
 import { LEXICON } from './lexicons';
+import { SUFFIX_PERPLEXITY_SIGNAL } from '../../signals';
 import { moderationType, PARENT, type ModerationCategory } from './taxonomy';
 
 /**
@@ -23,13 +24,15 @@ const LEXICON_BY_ID = new Map(LEXICON.map((e) => [e.id, e]));
 /** The stacking of builtin-model.ts: the (boosted) harm score the attack types were raised to, and the framing signal (index) that did it. */
 export interface StackedHarm {
   harm: number;
-  framing: number;
+  /** The framing signal's index in ATTACK_SIGNALS, or the adversarial-suffix signal. */
+  framing: number | typeof SUFFIX_PERPLEXITY_SIGNAL;
 }
 
-export function withDecidingSignals(scores: ClassifierScores, f: FloorEvidence, stacked?: StackedHarm): ClassifierScores {
-  if (f.signals.hits.length === 0 && f.lexicon.hits.length === 0) return scores;
+export function withDecidingSignals(scores: ClassifierScores, f: FloorEvidence, stacked?: StackedHarm, suffixScore = 0): ClassifierScores {
+  if (f.signals.hits.length === 0 && f.lexicon.hits.length === 0 && suffixScore === 0) return scores;
   const decided: Partial<Record<ClassifierType, string>> = {};
   attackSignals(scores, f, stacked, decided);
+  for (const type of ATTACK_TYPES) if (decided[type] === undefined && suffixScore > 0 && scores[type] === suffixScore) decided[type] = SUFFIX_PERPLEXITY_SIGNAL;
   lexiconSignals(scores, f, decided);
   return Object.keys(decided).length > 0 ? attachScoreSignals(scores, decided) : scores;
 }
@@ -38,7 +41,7 @@ type Decided = Partial<Record<ClassifierType, string>>;
 
 /** prompt_attack / jailbreak: the floor of an attack signal, else the framing that stacked a harmful request. */
 function attackSignals(scores: ClassifierScores, f: FloorEvidence, stacked: StackedHarm | undefined, decided: Decided): void {
-  const framing = stacked ? ATTACK_SIGNALS[stacked.framing]?.id : undefined;
+  const framing = !stacked ? undefined : typeof stacked.framing === 'number' ? `heuristic:${ATTACK_SIGNALS[stacked.framing]?.id}` : stacked.framing;
   for (const type of ATTACK_TYPES) {
     const floor = f.signals.floor[type];
     const id =
@@ -46,7 +49,7 @@ function attackSignals(scores: ClassifierScores, f: FloorEvidence, stacked: Stac
         ? f.signals.hits.map((i) => ATTACK_SIGNALS[i]).find((s) => s?.floor?.[type] === floor)?.id
         : undefined;
     if (id) decided[type] = `heuristic:${id}`;
-    else if (stacked && framing && scores[type] === stacked.harm) decided[type] = `heuristic:${framing}`;
+    else if (stacked && framing && scores[type] === stacked.harm) decided[type] = framing;
   }
 }
 

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CLASSIFIER_TYPES } from '../../../../src/detection/classifiers/backend';
 import { loadBuiltinModel } from '../../../../src/detection/classifiers/builtin/builtin-backend';
-import { isShortTurn, isTooShortForAttack } from '../../../../src/detection/classifiers/builtin/builtin-model';
+import { windowContext } from '../../../../src/detection/classifiers/builtin/builtin-model';
 import { splitWindows } from '../../../../src/detection/classifiers/windows';
 import { parityTexts } from './parity-texts';
 
@@ -77,7 +77,7 @@ describe('builtin model: parity with the recorded scores', () => {
     for (const text of texts) {
       for (const w of splitWindows(text)) {
         const f = model.features(w.text);
-        expect(model.scoreWindow(w.text)).toEqual(model.combine(model.windowLogits(f), f, isTooShortForAttack(w.text), isShortTurn(w.text)));
+        expect(model.scoreWindow(w.text)).toEqual(model.combine(model.windowLogits(f), f, windowContext(w.text)));
       }
     }
   });

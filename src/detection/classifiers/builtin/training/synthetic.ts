@@ -179,7 +179,12 @@ export function syntheticRows(rows: readonly Row[]): Row[] {
   ];
 }
 
-/** Evaluation only: held-out requests in held-out framings (eval-wrapped.ts). */
+/** Evaluation only: the requests of the sources no training wrapper uses (HarmBench, Do-Not-Answer). */
+export function heldoutHarmfulRequests(rows: readonly Row[]): string[] {
+  return rows.filter((r) => r.file === 'moderation' && r.labels.length > 0 && HELDOUT_HARMFUL.test(r.source) && wrappable(r)).map((r) => r.text);
+}
+
+/** Evaluation only: held-out requests in held-out framings (eval-lofo.ts). */
 export function heldoutWrapped(rows: readonly Row[]): Array<{ text: string; source: string }> {
   const harmful = rows.filter((r) => r.file === 'moderation' && r.labels.length > 0 && HELDOUT_HARMFUL.test(r.source) && wrappable(r));
   return wrap(harmful, HELDOUT_FRAMINGS, 'heldout_wrapped', ['attack'], 'heldout-wrap').map((r, i) => ({ text: r.text, source: (harmful[i] as Row).source }));
