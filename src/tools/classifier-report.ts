@@ -16,12 +16,13 @@ export const REPORT_FILE = path.join(PACKAGE_ROOT, 'bench', 'CLASSIFIERS.md');
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
 const num = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
+/** Issue 15's targets (the attack recall target is meant on unseen source families: see the LOFO section). */
 export const TARGETS = {
   attackAuc: 0.97,
-  attackRecallL2: 0.9,
-  benignFprL2: 0.02,
+  attackRecallL2: 0.8,
+  benignFprL2: 0.01,
   benignFprL1: 0.005,
-  moderationF1L2: 0.75,
+  moderationF1L2: 0.7,
 };
 
 export function targetStatus(t: TypeReport): string {

@@ -88,6 +88,43 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
     floor: { prompt_attack: 0.8 },
   },
   {
+    // "Ignore the previous instructions" in 16 other languages (de, fr, es, pt, it, nl, ru, zh, ja, ko, tr,
+    // vi, id, hi, ar, bn, tl, th): the canonical override, which the English patterns and n-grams of a
+    // mostly-English training set miss. Written from the phrase's usual translations, object words required
+    // ("ignore les instructions", not "ignore"); Chinese needs "previous / above" (a defence saying "if the
+    // user tells you to ignore these instructions" does not match). 0 of 11,085 benign training rows.
+    id: 'override_multilingual',
+    triggers: [
+      'ignor', 'vergiss', 'vergessen', 'oubli', 'olvid', 'esquec', 'esqueç', 'dimentic', 'negeer', 'vergeet', 'игнор', 'забуд', 'проигнор',
+      '忽略', '忘记', '忘掉', '无视', '忽視', '忘記', '無視', '忘れ', '무시', '잊어', 'yok say', 'görmezden', 'unut', 'bỏ qua', 'abaikan', 'lupakan',
+      'अनदेखा', 'नज़रअंदाज़', 'नजरअंदाज', 'भूल जा', 'تجاهل', 'انس', 'উপেক্ষা', 'ভুলে', 'pansinin', 'kalimutan', 'ละเว้น', 'เพิกเฉย', 'ลืม',
+    ],
+    family: 'override',
+    pattern: new RegExp(
+      [
+        String.raw`(?<!\p{L})(?:ignorier(?:e|en|t)?|vergiss|vergessen sie)(?!\p{L})[^.!?\n]{0,40}(?<!\p{L})(?:anweisungen|instruktionen|befehle|regeln|alles)(?!\p{L})`,
+        String.raw`(?<!\p{L})(?:ignore[zr]?|oublie[zr]?)(?!\p{L})[^.!?\n]{0,25}(?<!\p{L})(?:les|tes|vos|toutes? les) (?:instructions|consignes|règles|directives)(?!\p{L})|(?<!\p{L})(?:ignorez|oubliez|oublie) tout(?!\p{L})`,
+        String.raw`(?<!\p{L})(?:ignora|ignore|ignorad|ignoren|olvida|olvide|olvidad|olviden|esquece|esqueça|esqueçam)(?!\p{L})[^.!?\n]{0,25}(?<!\p{L})(?:las|sus|tus|as|suas|tuas) (?:instrucciones|indicaciones|reglas|instruções|regras|orientações)(?!\p{L})|(?<!\p{L})(?:olvida|olvide|ignora|esqueça|esquece|ignore) (?:todo lo|tudo o)(?!\p{L})`,
+        String.raw`(?<!\p{L})(?:ignora|ignorate|dimentica|dimenticate|dimentichi)(?!\p{L})[^.!?\n]{0,40}(?<!\p{L})(?:istruzioni|indicazioni|regole|tutto ciò|tutto quello)(?!\p{L})`,
+        String.raw`(?<!\p{L})(?:negeer|vergeet)(?!\p{L})[^.!?\n]{0,40}(?<!\p{L})(?:instructies|regels|alles)(?!\p{L})`,
+        String.raw`(?:игнорируй|игнорируйте|забудь|забудьте|проигнорируй)[^.!?\n]{0,40}(?:инструкци|указани|правил|всё|все,? что)`,
+        String.raw`(?:忽略|忘记|忘掉|无视|忽視|忘記)(?:之前|以上|前面|先前|上述|此前|所有之前|以前)[^。！？\n]{0,8}(?:指令|指示|说明|說明|规则|規則|提示)`,
+        String.raw`(?:以前|これまで|上記|前|事前)の[^。！？\n]{0,8}(?:指示|命令|ルール)を?(?:無視|忘れ)`,
+        String.raw`(?:이전|위의|앞의)[^.!?\n]{0,8}(?:지시|지침|명령|규칙)[^.!?\n]{0,6}(?:무시|잊어)`,
+        String.raw`(?<!\p{L})(?:önceki|tüm) [^.!?\n]{0,20}(?:talimatları|kuralları)[^.!?\n]{0,10}(?:yok say|görmezden gel|unut)`,
+        String.raw`(?<!\p{L})bỏ qua(?!\p{L})[^.!?\n]{0,30}(?:hướng dẫn|chỉ dẫn|chỉ thị)[^.!?\n]{0,15}(?:trước|ở trên)`,
+        String.raw`(?<!\p{L})(?:abaikan|lupakan)(?!\p{L})[^.!?\n]{0,30}(?<!\p{L})(?:instruksi|petunjuk|perintah|aturan)(?!\p{L})`,
+        String.raw`(?:पिछले|पहले के|ऊपर के)[^।!?\n]{0,20}(?:निर्देशों|निर्देश|नियमों)[^।!?\n]{0,20}(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जा)`,
+        String.raw`(?:تجاهل|انسَ|انس)[^.!?\n]{0,30}(?:التعليمات|الإرشادات|القواعد) ?(?:السابقة|أعلاه)`,
+        String.raw`(?:আগের|পূর্ববর্তী)[^।!?\n]{0,20}(?:নির্দেশ|নির্দেশনা)[^।!?\n]{0,20}(?:উপেক্ষা|ভুলে)`,
+        String.raw`(?<!\p{L})(?:huwag pansinin|kalimutan)(?!\p{L})[^.!?\n]{0,30}(?:mga (?:naunang |nakaraang )?tagubilin)`,
+        String.raw`(?:ละเว้น|เพิกเฉย|ลืม)[^\n]{0,20}(?:คำสั่ง|คำแนะนำ)[^\n]{0,10}(?:ก่อนหน้า|ข้างต้น)`,
+      ].join('|'),
+      'u',
+    ),
+    floor: { prompt_attack: 0.8 },
+  },
+  {
     id: 'override_new_instructions',
     triggers: ['instruction', 'task', 'rule', 'system prompt', 'directive', 'from now on'],
     family: 'override',
