@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { getCountrySpecifications, isValidIBAN } from 'ibantools';
 import { findPhoneNumbersInText, parsePhoneNumberFromString, PhoneNumber, type CountryCode } from 'libphonenumber-js';
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { findNational, fittingPlans, regionPlans, thousandsShaped, type NationalMatch, type RegionPlan } from './phone-national';
 import { DigitRunMatches, textIndexOf } from '../../text-index';
 import {
   AbortTicker,
@@ -83,6 +84,12 @@ const PHONE_WORDS = new ContextWords([
   'call', 'called', 'calling', 'phone', 'phones', 'telephone', 'tel', 'tel.', 'mobile', 'mob', 'cell',
   'cellphone', 'fax', 'whatsapp', 'sms', 'text me', 'dial', 'ph', 'contact', 'reach me', 'hotline',
   'landline', 'telegram', 'viber', 'voicemail', 'tlf', 'telefon', 'tél', 'handy', 'portable', 'móvil',
+  // de, fr, es, it, nl, pt, ja (compounds listed whole: a word glued to letters does not match)
+  'telefonnummer', 'rufnummer', 'handynummer', 'mobilnummer', 'mobil', 'anrufen', 'erreichbar', 'festnetz',
+  'téléphone', 'telephone', 'numéro', 'appeler', 'appelez', 'appelle', 'joindre', 'joignable', 'mobile',
+  'teléfono', 'telefono', 'número', 'numero', 'llamar', 'llame', 'llámame', 'llamadas', 'celular', 'movil',
+  'cellulare', 'chiamare', 'chiami', 'chiamami', 'chiamateci', 'recapito', 'telefoon', 'telefoonnummer',
+  'mobiel', 'bel', 'bellen', 'nummer', 'ligar', 'contato', '電話', '電話番号', '携帯', '連絡先', 'tel:',
 ]);
 const ID_WORDS = new ContextWords([
   'order', 'invoice', 'ref', 'reference', 'id', 'tracking', 'transaction', 'txn', 'sku', 'serial', 'ticket',
@@ -105,6 +112,7 @@ export class PhoneNumberDetector implements Detector {
     const { text } = input;
     const ticker = new AbortTicker(signal);
     const budget = new LibraryBudget(ticker);
+    const plans = regionPlans(input.piiRegions);
     const findings: DetectorFinding[] = [];
     const matches = new DigitRunMatches(textIndexOf(input), RUN, plusOrParenBefore);
     for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
@@ -113,7 +121,7 @@ export class PhoneNumberDetector implements Detector {
       const end = start + m[0].length;
       matches.from = end;
       if (!runAllowed(text, start, end, m[0])) continue;
-      findings.push(...scanRun({ text, start, end, budget, limit: MAX_FINDINGS - findings.length }));
+      findings.push(...scanRun({ text, start, end, budget, plans, limit: MAX_FINDINGS - findings.length }));
     }
     return dedupe(findings).slice(0, MAX_FINDINGS);
   }
@@ -135,7 +143,10 @@ function runAllowed(text: string, start: number, end: number, run: string): bool
   // international one dialled with "00"/"011". libphonenumber costs ~50 µs a call, so this matters.
   if (/^[0-9]+$/.test(run)) {
     const n = run.length;
-    return n === 7 || n === 10 || (n === 11 && run.startsWith('1')) || /^0(?:0|11)[1-9]/.test(run);
+    if (n === 7 || n === 10 || (n === 11 && run.startsWith('1')) || /^0(?:0|11)[1-9]/.test(run)) return true;
+    // A national number written without separators ("0612345678", "904956368"): with a trunk "0", or a
+    // phone word before it.
+    return n >= 8 && n <= 12 && (/^0[1-9]/.test(run) || PHONE_WORDS.before(text, start));
   }
   return true;
 }
@@ -216,6 +227,20 @@ class LibraryBudget {
     return new PhoneNumber(e164).isValid() || parsePhoneNumberFromString(e164)?.isValid() === true;
   }
 
+  /**
+   * Runs a sweep of library calls over regions (one candidate): every call counts towards the total,
+   * a sweep that finds nothing counts as one fruitless call.
+   */
+  sweep<T>(fn: (call: (f: () => void) => void) => T | undefined): T | undefined {
+    const result = fn((f) => {
+      this.ticker.tick();
+      f();
+      this.count(false);
+    });
+    if (result === undefined) this.count(true);
+    return result;
+  }
+
   /** Runs one library call and accounts for it. */
   call<T extends unknown[]>(fn: () => T): T {
     this.ticker.tick();
@@ -244,11 +269,13 @@ interface RunArgs {
   start: number;
   end: number;
   budget: LibraryBudget;
+  /** The numbering plans of the policy's pii_regions. */
+  plans: readonly RegionPlan[];
   /** Findings still wanted. */
   limit: number;
 }
 
-function scanRun({ text, start, end, budget, limit }: RunArgs): DetectorFinding[] {
+function scanRun({ text, start, end, budget, plans, limit }: RunArgs): DetectorFinding[] {
   const tokens = tokensOf(text, start, end);
   const out: DetectorFinding[] = [];
   let k = 0;
@@ -263,7 +290,8 @@ function scanRun({ text, start, end, budget, limit }: RunArgs): DetectorFinding[
     }
     const from = (tokens[k] as Token).start;
     const to = (tokens[j - 1] as Token).end;
-    const found = plausibleSegment(text, tokens, k, j) ? scanWindow({ text, start: from, end: to, runEnd: end, budget }) : [];
+    const kind = segmentKind(text, tokens, k, j, plans);
+    const found = kind ? scanWindow({ text, start: from, end: to, runEnd: end, budget, kind }) : [];
     out.push(...found);
     if (found.length === 0) {
       k++;
@@ -308,22 +336,34 @@ function isBlank(code: number): boolean {
 // A North American number from a token start: optional trunk 1, area code and exchange not starting 0/1.
 const NANP_DIGITS = /^1?[2-9][0-9]{2}[2-9][0-9]{6}/;
 
+/** What a segment may hold: "+CC" / "00CC" ("intl"), a North American number, national numbers of some regions. */
+interface SegmentKind {
+  intl: boolean;
+  nanp: boolean;
+  national: RegionPlan[];
+}
+const INTL: SegmentKind = { intl: true, nanp: false, national: [] };
+
 /**
- * Cheap gate before libphonenumber (~50 µs a call): the segment starts with "+" or an international
- * prefix (00, 011), or some token of it starts a North American number. Tables of small numbers,
+ * Cheap gate before libphonenumber (~15-50 µs a call): the segment starts with "+" or an international
+ * prefix (00, 011); or some token of it starts a North American number; or its digits fit the numbering
+ * plan of a pii_regions region (trunk "0" and length: phone-national.ts). Tables of small numbers,
  * decimals and years do not get past it.
  */
-function plausibleSegment(text: string, tokens: readonly Token[], from: number, to: number): boolean {
+function segmentKind(text: string, tokens: readonly Token[], from: number, to: number, plans: readonly RegionPlan[]): SegmentKind | undefined {
   const first = tokens[from] as Token;
-  if (text.charCodeAt(first.start) === 0x2b /* + */) return true;
-  const digits = digitsOf(text.slice(first.start, (tokens[to - 1] as Token).end));
-  if (/^0(?:0|11)[1-9]/.test(digits)) return true;
+  if (text.charCodeAt(first.start) === 0x2b /* + */) return INTL;
+  const segment = text.slice(first.start, (tokens[to - 1] as Token).end);
+  const digits = digitsOf(segment);
+  if (/^0(?:0|11)[1-9]/.test(digits)) return INTL;
+  let nanp = false;
   let offset = 0;
-  for (let k = from; k < to; k++) {
-    if (NANP_DIGITS.test(digits.slice(offset))) return true;
+  for (let k = from; k < to && !nanp; k++) {
+    nanp = NANP_DIGITS.test(digits.slice(offset));
     offset += (tokens[k] as Token).digits;
   }
-  return false;
+  const national = fittingPlans(plans, segment);
+  return nanp || national.length > 0 ? { intl: false, nanp, national } : undefined;
 }
 
 interface WindowArgs {
@@ -333,9 +373,10 @@ interface WindowArgs {
   /** End of the whole run: a window that reaches it also gets LOOKAHEAD characters of following text. */
   runEnd: number;
   budget: LibraryBudget;
+  kind: SegmentKind;
 }
 
-function scanWindow({ text, start, end, runEnd, budget }: WindowArgs): DetectorFinding[] {
+function scanWindow({ text, start, end, runEnd, budget, kind }: WindowArgs): DetectorFinding[] {
   if (digitCount(text.slice(start, end)) < MIN_DIGITS) return [];
   const slice = text.slice(start, end >= runEnd ? Math.min(text.length, end + LOOKAHEAD) : end);
   // "0044 20 7946 0958": the "00" international prefix used outside North America reads as "+".
@@ -348,7 +389,15 @@ function scanWindow({ text, start, end, runEnd, budget }: WindowArgs): DetectorF
     return out;
   }
   const search = idd ? `+${slice.slice(2)}` : slice;
-  const numbers = budget.call(() => findPhoneNumbersInText(search, { defaultCountry: DEFAULT_COUNTRY, extended: true }));
+  // "+CC", "00CC" and North American candidates: the matcher with the default country US, as before
+  // pii_regions existed; the national formats of the regions only when it finds no valid number.
+  const numbers = kind.intl || kind.nanp
+    ? budget.call(() => findPhoneNumbersInText(search, { defaultCountry: DEFAULT_COUNTRY, extended: true }))
+    : [];
+  if (!kind.intl && kind.national.length > 0 && !numbers.some((f) => f.number.isValid())) {
+    const national = budget.sweep((call) => findNational(slice, kind.national, call));
+    if (national) return nationalFindings(text, start, end, national);
+  }
   for (const found of numbers) {
     const s = start + found.startsAt + (idd && found.startsAt > 0 ? 1 : 0);
     // An extension ("ext. 204") may run into the look-ahead; the span keeps the number itself.
@@ -380,6 +429,31 @@ export function nanpNumber(text: string, start: number, end: number): string | u
   // Groups written with a separator use the same one throughout ("415-555-0132", not "415-555.0132").
   if (m[4] !== undefined && m[4] !== m[6]) return undefined;
   return `+1${m[2] ?? m[3]}${m[5]}${m[7]}`;
+}
+
+/**
+ * Findings for the valid national numbers the matcher found in text[start, …). A number written with
+ * its region's trunk prefix ("020 …", "06 …") scores like any valid number. One without (Spain, Poland,
+ * Italian mobiles, Brazil, Mexico, India: "612 34 56 78") is indistinguishable from an amount or an ID
+ * ("94105-1234", "(2003) 211-227"), so it needs 9+ digits and a phone word nearby, and is capped at
+ * PHONE_CONFIDENCE.possible otherwise; so is a thousands-shaped one ("912 345 678") without a phone word.
+ */
+function nationalFindings(text: string, start: number, end: number, match: NationalMatch): DetectorFinding[] {
+  const out: DetectorFinding[] = [];
+  for (const f of match.found) {
+    const s = start + f.startsAt;
+    const e = Math.min(end, start + f.endsAt);
+    if (s >= end) continue;
+    const raw = text.slice(s, e);
+    const digits = digitsOf(raw);
+    let confidence = scorePhone(text, s, e, true);
+    const trunkLed = match.prefix !== undefined && digits.startsWith(match.prefix);
+    const phoneWord = PHONE_WORDS.near(text, s, e);
+    if (!trunkLed && (!phoneWord || digits.length < 9)) confidence = Math.min(confidence, PHONE_CONFIDENCE.possible);
+    if (thousandsShaped(raw) && !phoneWord) confidence = Math.min(confidence, PHONE_CONFIDENCE.possible);
+    if (confidence > 0) out.push({ confidence, start: s, end: e });
+  }
+  return out;
 }
 
 /** 0 = not a phone number; otherwise the confidence of text[start, end). */
