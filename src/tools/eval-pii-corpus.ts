@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fakerDE, fakerEN_GB, fakerEN_US, fakerES, fakerFR, fakerIT, fakerJA, fakerNL, type Faker } from '@faker-js/faker';
+import { composeIBAN, friendlyFormatIBAN, isValidBBAN, isValidIBAN } from 'ibantools';
+import ipaddr from 'ipaddr.js';
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
 import { TEMPLATES } from './eval-pii-templates';
 
@@ -12,7 +14,10 @@ import { TEMPLATES } from './eval-pii-templates';
  * faker's phone numbers are random digits in a locale's layouts and about half of them are not numbers
  * any telephone plan could assign (it: "+70 310 13354628"); a phone value is drawn again until
  * libphonenumber-js calls it valid for the locale's country (the invalid share is reported). Cards use
- * explicit network layouts with faker's Luhn digit ("L"), including 12-digit Maestro and JCB.
+ * explicit network layouts with faker's Luhn digit ("L"), including 12-digit Maestro and JCB. Likewise
+ * faker's FR and ES IBANs often fail their national check digits (ibantools) and its IP addresses are
+ * uniformly random (multicast, reserved, unallocated IPv6): those are drawn again too, so the gold holds
+ * only values that identify an account or a host. Redraws are counted in DrawStats.
  */
 
 export const PII_TYPES = ['email', 'phone', 'card', 'iban', 'ssn', 'ip', 'name', 'address'] as const;
@@ -61,21 +66,60 @@ const CARD_LAYOUTS = [
   '5018 #### #### ###L', '6304########L',
 ];
 
-export interface PhoneStats {
-  drawn: number;
-  invalid: number;
+export interface DrawStats {
+  drawn: Record<string, number>;
+  invalid: Record<string, number>;
 }
 
-function phone(loc: Locale, stats: PhoneStats): string {
-  const f = loc.faker;
-  for (let tries = 0; tries < 50; tries++) {
-    const style = f.helpers.arrayElement(['human', 'national', 'national', 'international'] as const);
-    const value = f.phone.number({ style });
-    stats.drawn++;
-    if (findPhoneNumbersInText(value, { defaultCountry: loc.region }).some((n) => n.number.isValid())) return value;
-    stats.invalid++;
+/** A value of `make` that `ok` accepts, counting draws and rejects under `kind`. */
+function draw(kind: string, stats: DrawStats, make: () => string, ok: (v: string) => boolean): string {
+  for (let tries = 0; tries < 200; tries++) {
+    const value = make();
+    stats.drawn[kind] = (stats.drawn[kind] ?? 0) + 1;
+    if (ok(value)) return value;
+    stats.invalid[kind] = (stats.invalid[kind] ?? 0) + 1;
   }
-  throw new Error(`no valid phone number drawn for ${loc.region}`);
+  throw new Error(`no valid ${kind} drawn`);
+}
+
+/**
+ * Where a BBAN's national check digits sit (ibantools checks them; faker leaves them random): Spain's
+ * two control digits after bank and branch, France's RIB key at the end.
+ */
+const NATIONAL_CHECK_AT: Readonly<Record<string, number>> = { ES: 8, FR: 21 };
+
+/** A faker IBAN whose national check digits are set right, printed grouped or not. */
+function iban(f: Faker, countryCode: string): string {
+  let value = f.finance.iban({ countryCode });
+  const at = NATIONAL_CHECK_AT[countryCode];
+  if (at !== undefined) {
+    const bban = value.slice(4);
+    for (let d = 0; d < 100; d++) {
+      const fixed = bban.slice(0, at) + String(d).padStart(2, '0') + bban.slice(at + 2);
+      if (isValidBBAN(fixed, countryCode)) {
+        value = composeIBAN({ countryCode, bban: fixed }) ?? value;
+        break;
+      }
+    }
+  }
+  return f.datatype.boolean() ? friendlyFormatIBAN(value) ?? value : value;
+}
+
+const HOST_RANGES = new Set(['unicast', 'private', 'uniqueLocal', 'carrierGradeNat']);
+
+function hostAddress(value: string): boolean {
+  const range = ipaddr.parse(value).range();
+  return HOST_RANGES.has(range) && !(ipaddr.IPv6.isValid(value) && !value.startsWith('2') && !value.startsWith('3') && range === 'unicast');
+}
+
+function phone(loc: Locale, stats: DrawStats): string {
+  const f = loc.faker;
+  return draw(
+    'phone',
+    stats,
+    () => f.phone.number({ style: f.helpers.arrayElement(['human', 'national', 'national', 'international'] as const) }),
+    (v) => findPhoneNumbersInText(v, { defaultCountry: loc.region }).some((n) => n.number.isValid()),
+  );
 }
 
 function ssn(f: Faker): string {
@@ -85,7 +129,7 @@ function ssn(f: Faker): string {
   return `${pad(area, 3)}-${pad(f.number.int({ min: 1, max: 99 }), 2)}-${pad(f.number.int({ min: 1, max: 9999 }), 4)}`;
 }
 
-function piiValue(type: PiiType, loc: Locale, stats: PhoneStats, person: { first: string; last: string; full: string }): string {
+function piiValue(type: PiiType, loc: Locale, stats: DrawStats, person: { first: string; last: string; full: string }): string {
   const f = loc.faker;
   switch (type) {
     case 'name': return person.full;
@@ -93,9 +137,9 @@ function piiValue(type: PiiType, loc: Locale, stats: PhoneStats, person: { first
     case 'phone': return phone(loc, stats);
     case 'address': return loc.address(f);
     case 'card': return f.finance.creditCardNumber(f.helpers.arrayElement(CARD_LAYOUTS));
-    case 'iban': return f.finance.iban({ formatted: f.datatype.boolean(), countryCode: loc.iban });
+    case 'iban': return draw('iban', stats, () => iban(f, loc.iban), (v) => isValidIBAN(v.replace(/ /g, '')));
     case 'ssn': return ssn(f);
-    case 'ip': return f.datatype.boolean(0.8) ? f.internet.ipv4() : f.internet.ipv6();
+    case 'ip': return draw('ip', stats, () => (f.datatype.boolean(0.8) ? f.internet.ipv4() : f.internet.ipv6()), hostAddress);
   }
 }
 
@@ -125,7 +169,7 @@ function fill(template: string, value: (key: string) => { text: string; type?: P
 }
 
 /** `perLocale` documents per locale: each positive template `rounds` times, the negatives in between. */
-export function generatedDocs(seed: number, rounds: number, stats: PhoneStats): EvalDoc[] {
+export function generatedDocs(seed: number, rounds: number, stats: DrawStats): EvalDoc[] {
   const docs: EvalDoc[] = [];
   for (const [locale, loc] of Object.entries(LOCALES)) {
     const f = loc.faker;

@@ -137,6 +137,8 @@ function runAllowed(text: string, start: number, end: number, run: string): bool
   const before = codeAt(text, start - 1);
   if ((before === 0x2d || before === 0x2e || before === 0x5f) && isAlnum(codeAt(text, start - 2))) return false;
   if (run.startsWith('+')) return true;
+  // "〒150-0002": a Japanese postcode.
+  if (before === 0x3012 || (before === 0x20 && codeAt(text, start - 2) === 0x3012)) return false;
   if (insideIban(text, start, end)) return false;
   if ((DOTTED_QUAD.test(run) && !NANP_DOTTED.test(run)) || DATE_RUN.test(run)) return false;
   // A bare digit string can only be a national US number (7, 10, or 11 digits with the trunk "1") or an
@@ -279,6 +281,7 @@ function scanRun({ text, start, end, budget, plans, limit }: RunArgs): DetectorF
   const tokens = tokensOf(text, start, end);
   const out: DetectorFinding[] = [];
   let k = 0;
+  let boundary = true;
   while (k < tokens.length && out.length < limit) {
     let digits = 0;
     let j = k;
@@ -290,9 +293,12 @@ function scanRun({ text, start, end, budget, plans, limit }: RunArgs): DetectorF
     }
     const from = (tokens[k] as Token).start;
     const to = (tokens[j - 1] as Token).end;
-    const kind = segmentKind(text, tokens, k, j, plans);
+    // National formats only from where a number can begin: the run's start or right after a number
+    // ("4532 0198 7654 3215" holds "0198 7654 3215", a valid-looking national number, inside a card).
+    const kind = segmentKind(text, tokens, k, j, boundary ? plans : NO_PLANS);
     const found = kind ? scanWindow({ text, start: from, end: to, runEnd: end, budget, kind }) : [];
     out.push(...found);
+    boundary = found.length > 0;
     if (found.length === 0) {
       k++;
       continue;
@@ -337,6 +343,8 @@ function isBlank(code: number): boolean {
 const NANP_DIGITS = /^1?[2-9][0-9]{2}[2-9][0-9]{6}/;
 
 /** What a segment may hold: "+CC" / "00CC" ("intl"), a North American number, national numbers of some regions. */
+const NO_PLANS: readonly RegionPlan[] = [];
+
 interface SegmentKind {
   intl: boolean;
   nanp: boolean;
@@ -355,7 +363,9 @@ function segmentKind(text: string, tokens: readonly Token[], from: number, to: n
   if (text.charCodeAt(first.start) === 0x2b /* + */) return INTL;
   const segment = text.slice(first.start, (tokens[to - 1] as Token).end);
   const digits = digitsOf(segment);
-  if (/^0(?:0|11)[1-9]/.test(digits)) return INTL;
+  // "0044 20 …" / "011 44 …" dialled internationally, unless a region's national plan reads it
+  // ("0118 406 1449" is a Reading number, not "011 8…").
+  if (/^0(?:0|11)[1-9]/.test(digits)) return { intl: true, nanp: false, national: fittingPlans(plans, segment) };
   let nanp = false;
   let offset = 0;
   for (let k = from; k < to && !nanp; k++) {
@@ -394,7 +404,7 @@ function scanWindow({ text, start, end, runEnd, budget, kind }: WindowArgs): Det
   const numbers = kind.intl || kind.nanp
     ? budget.call(() => findPhoneNumbersInText(search, { defaultCountry: DEFAULT_COUNTRY, extended: true }))
     : [];
-  if (!kind.intl && kind.national.length > 0 && !numbers.some((f) => f.number.isValid())) {
+  if (kind.national.length > 0 && !numbers.some((f) => f.number.isValid())) {
     const national = budget.sweep((call) => findNational(slice, kind.national, call));
     if (national) return nationalFindings(text, start, end, national);
   }
@@ -446,9 +456,10 @@ function nationalFindings(text: string, start: number, end: number, match: Natio
     if (s >= end) continue;
     const raw = text.slice(s, e);
     const digits = digitsOf(raw);
-    let confidence = scorePhone(text, s, e, true);
-    const trunkLed = match.prefix !== undefined && digits.startsWith(match.prefix);
     const phoneWord = PHONE_WORDS.near(text, s, e);
+    let confidence = scorePhone(text, s, e, true, phoneWord);
+    const trunkLed = match.prefix !== undefined && digits.startsWith(match.prefix);
+    if (ZIP_PLUS_FOUR.test(raw)) continue;
     if (!trunkLed && (!phoneWord || digits.length < 9)) confidence = Math.min(confidence, PHONE_CONFIDENCE.possible);
     if (thousandsShaped(raw) && !phoneWord) confidence = Math.min(confidence, PHONE_CONFIDENCE.possible);
     if (confidence > 0) out.push({ confidence, start: s, end: e });
@@ -456,13 +467,17 @@ function nationalFindings(text: string, start: number, end: number, match: Natio
   return out;
 }
 
+const ZIP_PLUS_FOUR = /^[0-9]{5}-[0-9]{4}$/;
+
 /** 0 = not a phone number; otherwise the confidence of text[start, end). */
-export function scorePhone(text: string, start: number, end: number, valid: boolean): number {
+export function scorePhone(text: string, start: number, end: number, valid: boolean, nationalNine = false): number {
   const raw = text.slice(start, end);
   const digits = digitsOf(raw);
   if (isWordChar(codeAt(text, start - 1)) && raw[0] !== '+' && raw[0] !== '(') return 0;
   if (isWordChar(codeAt(text, end))) return 0;
-  if (SSN_SHAPE.test(raw) || DATE_SHAPE.test(raw)) return 0;
+  // A bare 9-digit national number ("954856599", Spain) has the SSN's 3-2-4 shape without separators;
+  // the caller passes nationalNine only when a phone word is near it.
+  if ((SSN_SHAPE.test(raw) && !(nationalNine && /^[0-9]{9}$/.test(raw))) || DATE_SHAPE.test(raw)) return 0;
   if (digits.length >= 13 && digits.length <= 19 && raw[0] !== '+' && luhnValid(digits)) return 0;
   if (VERSION_BEFORE.test(text.slice(Math.max(0, start - 12), start))) return 0;
   if (raw[0] !== '+' && raw.split('.').length > 3 && !NANP_DOTTED.test(raw)) return 0;
