@@ -14,6 +14,7 @@ import {
   STRONG_SUFFIX_SET,
   WEAK_SUFFIX_SET,
 } from './address-patterns';
+import { japaneseCore } from './address-intl';
 
 /**
  * Address cores, anchored on a digit run (every address form has one: house number, PO box number or
@@ -21,7 +22,7 @@ import {
  * scans and Set lookups: constant work per digit run, linear overall, no regex backtracking.
  */
 
-export type CoreKind = 'us' | 'eu' | 'po' | 'csz';
+export type CoreKind = 'us' | 'eu' | 'po' | 'csz' | 'jp';
 
 export interface Core {
   kind: CoreKind;
@@ -106,6 +107,7 @@ export function coreAt(text: string, ds: number, de: number): Core | null {
   if (!core && (spaceBefore || before === 0x2c) && text.charCodeAt(ds - 2) === 0x2c) core = romanceCore(text, ds, de);
   if (!core && mayFollowPoBox(text, ds)) core = poBoxCore(text, ds, de);
   if (!core && de - ds === 5 && spaceBefore) core = cityStateZipCore(text, ds, de);
+  if (!core && (before === 0x3012 || before > 0x2fff || spaceBefore)) core = japaneseCore(text, ds, de);
   return core;
 }
 
@@ -179,7 +181,9 @@ function frenchCore(text: string, ds: number, de: number): Core | null {
   const t = type.text.toLowerCase();
   let i = 1;
   if (FR_TYPES_WITH_PARTICLE.has(t)) {
-    if (!words[1] || !FR_PARTICLES.has(words[1].text.toLowerCase())) return null;
+    // "avenue de la Gare", "avenue d'Italie", "avenue Jean Jaurès"; not "5 avenue options".
+    const next = words[1]?.text ?? '';
+    if (!FR_PARTICLES.has(next.toLowerCase()) && !/^[dl]['’]\p{Lu}/u.test(next) && !UPPER_FIRST.test(next)) return null;
   } else if (!FR_TYPES.has(t)) return null;
   let end = -1;
   for (; i < words.length; i++) {
@@ -256,8 +260,13 @@ function isHouseNumberTail(text: string, de: number): boolean {
   return LETTER.test(text.charAt(de)) && !isWordChar(text, de + 1);
 }
 
+/** "12a", and the Dutch floor / part additions "586 I", "12-II", "7 hs". */
+const NUMBER_ADDITION = /[ -](?:I{1,3}|IV|hs|bis|ter)(?![\p{L}\p{N}])/uy;
+
 function houseNumberEnd(text: string, de: number): number {
-  return LETTER.test(text.charAt(de)) && !isWordChar(text, de + 1) ? de + 1 : de;
+  if (LETTER.test(text.charAt(de)) && !isWordChar(text, de + 1)) return de + 1;
+  NUMBER_ADDITION.lastIndex = de;
+  return NUMBER_ADDITION.test(text) ? NUMBER_ADDITION.lastIndex : de;
 }
 
 export function yearLike(number: string): boolean {

@@ -1,6 +1,7 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
 import { textIndexOf } from '../../text-index';
 import { coreAt, type Core } from './address-core';
+import { streetLineCandidates } from './address-intl';
 import { ADDRESS_CONTEXT, CONTEXT_WINDOW, STATE_CODES, STATE_NAMES, TAIL, TAIL_WINDOW } from './address-patterns';
 
 /**
@@ -49,8 +50,8 @@ export class AddressDetector implements Detector {
       if (end <= resume) continue;
       const start = Math.max(runs[r] as number, resume);
       const core = coreAt(text, start, end);
-      if (!core || core.start < lastEnd) continue;
-      const finding = scoreAddress(text, core);
+      const finding = core ? (core.start < lastEnd ? undefined : scoreAddress(text, core)) : postcodeAnchored(text, start, end, lastEnd);
+      if (!finding) continue;
       findings.push(finding);
       lastEnd = finding.end;
       if (finding.end > end) resume = finding.end;
@@ -59,11 +60,26 @@ export class AddressDetector implements Detector {
   }
 }
 
-function scoreAddress(text: string, core: Core): DetectorFinding {
+/**
+ * A street line of capitalised words around the number whose street type no pattern knows, kept only
+ * when a postcode and a city follow it (address-intl.ts): scored like a core with that tail.
+ */
+function postcodeAnchored(text: string, ds: number, de: number, lastEnd: number): DetectorFinding | undefined {
+  for (const line of streetLineCandidates(text, ds, de)) {
+    if (line.start < lastEnd) continue;
+    const tail = readTail(text, line.end);
+    if (!(tail.euPostcode || tail.ukPostcode || (tail.zip && tail.state && tail.city))) continue;
+    const finding = scoreAddress(text, line, tail);
+    if (finding.confidence >= 0.75) return finding;
+  }
+  return undefined;
+}
+
+function scoreAddress(text: string, core: Core, knownTail?: Tail): DetectorFinding {
   let score = core.base;
   let end = core.end;
-  if (core.kind !== 'csz') {
-    const tail = readTail(text, core.end);
+  if (core.kind !== 'csz' && core.kind !== 'jp') {
+    const tail = knownTail ?? readTail(text, core.end);
     end = core.end + tail.length;
     score = scoreParts(core, tail);
   }
