@@ -21,6 +21,10 @@ const TITLES = new Set([
   'mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'professor', 'sir', 'madam', 'dame', 'lady', 'lord',
   'rev', 'reverend', 'capt', 'captain', 'sgt', 'sergeant', 'officer', 'judge', 'senator', 'herr', 'frau',
   'señor', 'señora', 'senor', 'senora', 'monsieur', 'madame', 'mme', 'mlle', 'detective', 'nurse', 'coach',
+  // de, fr, es, it, nl, pt
+  'herrn', 'dr', 'm', 'sr', 'sra', 'srta', 'don', 'doña', 'dona', 'sig', 'signor', 'signora', 'signorina',
+  'dott', 'dottore', 'dottoressa', 'ing', 'avv', 'geom', 'dhr', 'mevr', 'mevrouw', 'meneer', 'heer', 'mw',
+  'sra', 'senhor', 'senhora', 'prof', 'profa',
 ]);
 
 /** Phrases (lower case, compared against the end of the preceding text) and their strength. */
@@ -48,7 +52,27 @@ const BEFORE: ReadonlyArray<readonly [string, ContextLevel]> = [
   ['my girlfriend', 'medium'], ['my boyfriend', 'medium'], ['my fiancé', 'medium'], ['my fiance', 'medium'],
   ['colleague', 'medium'], ['coworker', 'medium'], ['ceo', 'medium'], ['cto', 'medium'], ['cfo', 'medium'],
   ['actor', 'medium'], ['actress', 'medium'], ['singer', 'medium'], ['author', 'medium'], ['writer', 'medium'],
-  ['president', 'medium'], ['with', 'weak'], ['by', 'weak'], ['ask', 'weak'], ['tell', 'weak'],
+  ['president', 'medium'],
+  // de
+  ['mein name ist', 'naming'], ['ich heiße', 'naming'], ['ich heisse', 'naming'], ['sehr geehrte', 'strong'],
+  ['sehr geehrter', 'strong'], ['liebe', 'strong'], ['lieber', 'strong'], ['kontoinhaber', 'strong'],
+  ['kontoinhaberin', 'strong'], ['kontoinhaber:', 'strong'], ['hier ist', 'medium'], ['ich bin', 'medium'],
+  ['hallo', 'medium'], ['kollege', 'medium'], ['kollegin', 'medium'], ['an', 'weak'], ['für', 'weak'], ['mit', 'weak'], ['von', 'weak'],
+  // fr
+  ["je m'appelle", 'naming'], ['je m’appelle', 'naming'], ['au nom de', 'strong'], ['cher', 'strong'],
+  ['chère', 'strong'], ['je suis', 'medium'], ['bonjour', 'medium'], ['chez', 'medium'], ['à', 'weak'], ['pour', 'weak'], ['avec', 'weak'],
+  // es
+  ['me llamo', 'naming'], ['mi nombre es', 'naming'], ['a nombre de', 'strong'], ['estimado', 'strong'],
+  ['estimada', 'strong'], ['titular', 'strong'], ['soy', 'medium'], ['hola', 'medium'], ['para', 'weak'], ['con', 'weak'],
+  // it
+  ['mi chiamo', 'naming'], ['intestato a', 'strong'], ['intestata a', 'strong'], ['gentile', 'strong'],
+  ['caro', 'strong'], ['cara', 'strong'], ['sono', 'medium'], ['buongiorno', 'medium'], ['ciao', 'medium'], ['per', 'weak'],
+  // nl
+  ['mijn naam is', 'naming'], ['ik heet', 'naming'], ['ten name van', 'strong'], ['geachte', 'strong'],
+  ['beste', 'medium'], ['ik ben', 'medium'], ['met', 'medium'], ['voor', 'weak'], ['aan', 'weak'], ['naar', 'weak'],
+  // pt
+  ['meu nome é', 'naming'], ['sou', 'medium'], ['olá', 'medium'],
+  ['with', 'weak'], ['by', 'weak'], ['ask', 'weak'], ['tell', 'weak'],
   ['meet', 'weak'], ['and', 'weak'], ['from', 'weak'], ['to', 'weak'], ['for', 'weak'], ['cc', 'weak'],
 ];
 

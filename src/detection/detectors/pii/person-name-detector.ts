@@ -2,7 +2,9 @@ import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
 import { isAscii } from '../../normalize/unicode';
 import { AMBIGUOUS_NAMES, NAME_PARTICLES, NON_NAME_WORDS, ORG_NAME_PAIRS, ORG_PLACE_WORDS } from './lexicons/name-words';
 import { isFirst, isLast } from './name-lexicon';
+import { FR_TYPES, FR_TYPES_WITH_PARTICLE, ROMANCE_TYPES } from './address-patterns';
 import { contextAfter, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
+import { HAS_JAPANESE, japaneseNames } from './name-japanese';
 
 /**
  * pii/name: personal names, from first/last-name lexicons (lexicons/*.ts, ~2,100 given names and ~2,000
@@ -121,6 +123,7 @@ export class PersonNameDetector implements Detector {
     capital.lastIndex = 0;
     flush();
     if (findings.length < MAX_FINDINGS) lowercaseAfterStrongContext(text, findings);
+    if (findings.length < MAX_FINDINGS && HAS_JAPANESE.test(text)) japaneseNames(text, findings, MAX_FINDINGS);
     return findings.slice(0, MAX_FINDINGS);
   }
 }
@@ -311,7 +314,11 @@ function settledAlone(text: string, start: number, initial: boolean, info: WordI
   return (initial || !info.lexical) && !mayHaveStrongContext(text, start);
 }
 
+/** Generational and degree suffixes after a name ("Beahan DDS", "Flatley I"): context, not name tokens. */
+const NAME_SUFFIXES = new Set(['jr', 'sr', 'i', 'ii', 'iii', 'iv', 'v', 'md', 'dds', 'phd', 'dvm', 'esq', 'rn', 'cpa', 'mba']);
+
 function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void {
+  while (run.length > 1 && NAME_SUFFIXES.has((run[run.length - 1] as Token).lower)) run.pop();
   while (run.length > 0 && (run[run.length - 1] as Token).particle) run.pop();
   if (run.some((t) => ORG_PLACE_WORDS.has(t.lower))) return;
   // Leading words that are not names ("Dear", "The", "When") are context, not part of the name.
@@ -339,7 +346,17 @@ function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void 
     name = name.slice(1);
     atStart = false;
   }
+  // "Kontoinhaber Eda Kunz", "Kollegin Anna Weber": a capitalised noun (German) or any unknown word
+  // before a given name opens the run; it is context, not part of the name.
+  if (name.length >= 3 && !isFirst(name[0] as Token) && !isLast(name[0] as Token) && isFirst(name[1] as Token)) {
+    name = name.slice(1);
+    atStart = false;
+  }
   if (orgWordFollows(text, (run[run.length - 1] as Token).end)) return;
+  // "872 Jaden Circles", "2597 Carrie Land": after a house number the words name a street; so do they
+  // after a street type ("Passage Pierre Charron", "Calleja Agustín Sisneros", "Via Giuseppe Verdi").
+  const head = name[0] as Token;
+  if (afterHouseNumber(text, head.start) || afterStreetType(text, head.start) || ROMANCE_TYPES.has(text.slice(head.start, head.end))) return;
   const first = name[0] as Token;
   const last = name[name.length - 1] as Token;
   // Without a lexicon name, only a strong context could make this a name: skip the context work when
@@ -348,6 +365,22 @@ function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void 
   const context = stronger(contextBefore(text, first.start), contextAfter(text, last.end));
   const confidence = scoreRun(name, context, atStart);
   if (confidence > 0) out.push({ confidence, start: first.start, end: last.end });
+}
+
+function afterStreetType(text: string, start: number): boolean {
+  const m = /(\p{L}+\.?)[ \t]+$/u.exec(text.slice(Math.max(0, start - 24), start));
+  if (!m) return false;
+  const word = m[1] as string;
+  const lower = word.toLowerCase();
+  return ROMANCE_TYPES.has(word) || FR_TYPES.has(lower) || FR_TYPES_WITH_PARTICLE.has(lower);
+}
+
+function afterHouseNumber(text: string, start: number): boolean {
+  let i = start - 1;
+  if (text.charCodeAt(i) !== 0x20) return false;
+  i--;
+  if (/[A-Za-z]/.test(text.charAt(i)) && /[0-9]/.test(text.charAt(i - 1))) i--; // 221B
+  return /[0-9]/.test(text.charAt(i));
 }
 
 function weakBefore(text: string, start: number): boolean {
@@ -379,8 +412,14 @@ export function scoreRun(tokens: Token[], context: ContextLevel, atStart: boolea
   let base: number;
   if (isFirst(first) && isLast(last)) base = 0.8;
   else if ((isFirst(first) || isLast(first)) && (isLast(last) || isFirst(last))) base = 0.7;
-  else if (isFirst(first) && shaped(last)) base = 0.6;
-  else if (shaped(first) && isLast(last)) base = 0.6;
+  // A given name of the (multilingual) lexicon and a capitalised surname the lexicons do not know
+  // ("Hector Pagac", "Giuliana Schieskow"): most surnames of the world are in no list.
+  else if (isFirst(first) && shaped(last)) base = !isAmbiguous(first) && !NOUN_ENDING_NOT_SURNAME.test(last.lower) ? 0.75 : 0.6;
+  // An unknown capitalised word and a surname of the lexicon ("Jacynthe Barton"): a given name no list
+  // holds, unless it opens the sentence ("Visit Parker's …").
+  else if (shaped(first) && isLast(last)) base = !atStart && !isAmbiguous(last) ? 0.7 : 0.6;
+  // Two unknown capitalised words right after a title or a naming phrase ("Dr. Sage Weber").
+  else if (context === 'title' || context === 'naming') base = shaped(first) && shaped(last) ? 0.65 : 0;
   else if (RANK_STRONG.has(context)) base = shaped(first) && shaped(last) ? 0.55 : 0;
   else base = 0;
   if (base === 0) return 0;
@@ -395,6 +434,8 @@ export function scoreRun(tokens: Token[], context: ContextLevel, atStart: boolea
 }
 
 /** Endings of English nouns and code type names ("Formatter", "Parser", "Configuration"); unknown names only. */
+/** NOUN_ENDING without -er / -or: surnames end so too (Müller, Schneider, Brandstätter, Taylor). */
+const NOUN_ENDING_NOT_SURNAME = /.{3}(?:ing|tion|sion|ment|ness|able|ible|ize|ise|ity|ism|ware)$/;
 const NOUN_ENDING = /.{3}(?:er|or|ing|tion|sion|ment|ness|able|ible|ize|ise|ity|ism|ist|ware|ers|ors)$/;
 
 function scoreSingle(t: Token, context: ContextLevel, atStart: boolean): number {

@@ -365,7 +365,8 @@ function segmentKind(text: string, tokens: readonly Token[], from: number, to: n
   const digits = digitsOf(segment);
   // "0044 20 …" / "011 44 …" dialled internationally, unless a region's national plan reads it
   // ("0118 406 1449" is a Reading number, not "011 8…").
-  if (/^0(?:0|11)[1-9]/.test(digits)) return { intl: true, nanp: false, national: fittingPlans(plans, segment) };
+  // Like national formats, only where a number can begin ("6011 0084 1609 6532" is a card).
+  if (/^0(?:0|11)[1-9]/.test(digits)) return plans.length > 0 ? { intl: true, nanp: false, national: fittingPlans(plans, segment) } : undefined;
   let nanp = false;
   let offset = 0;
   for (let k = from; k < to && !nanp; k++) {
