@@ -138,6 +138,7 @@ export function streetLineCandidates(text: string, ds: number, de: number): Core
     let last = -1;
     for (const w of words) {
       const word = text.slice(w.start, w.end);
+      if (CALENDAR_WORDS.has(word.toLowerCase())) return out;
       if (CAP_WORD.test(word)) last = w.end;
       else if (!PARTICLES.has(word.toLowerCase()) && !/^[dl]['’]\p{Lu}/u.test(word)) break;
     }
@@ -146,11 +147,26 @@ export function streetLineCandidates(text: string, ds: number, de: number): Core
   return out;
 }
 
+/**
+ * Months and weekdays (en, de, fr, es, it, nl): "January 1, 1970 UTC" is a date followed by a year, not
+ * a street line followed by a postcode.
+ */
+const CALENDAR_WORDS = new Set(
+  ('january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec ' +
+    'monday tuesday wednesday thursday friday saturday sunday januar februar märz mai juni juli oktober dezember montag dienstag mittwoch ' +
+    'donnerstag freitag samstag sonntag janvier février mars avril juin juillet août septembre octobre novembre décembre lundi mardi ' +
+    'mercredi jeudi vendredi samedi dimanche enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre ' +
+    'lunes martes miércoles jueves viernes sábado domingo gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre ' +
+    'lunedì martedì mercoledì giovedì venerdì sabato domenica januari februari maart mei augustus maandag dinsdag woensdag donderdag ' +
+    'vrijdag zaterdag zondag version chapter section page step figure table part release').split(' '),
+);
+
 /** The span of 1–4 words nearest first that name a street (the last, i.e. farthest, capitalised). */
 function takeNames(text: string, back: readonly Span[]): Span | null {
   let start = -1;
   for (const w of back) {
     const word = text.slice(w.start, w.end);
+    if (CALENDAR_WORDS.has(word.toLowerCase())) return null;
     if (CAP_WORD.test(word)) start = w.start;
     else if (PARTICLES.has(word.toLowerCase()) && start >= 0) start = w.start;
     else break;
