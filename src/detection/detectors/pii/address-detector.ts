@@ -65,8 +65,15 @@ export class AddressDetector implements Detector {
  * when a postcode and a city follow it (address-intl.ts): scored like a core with that tail.
  */
 function postcodeAnchored(text: string, ds: number, de: number, lastEnd: number): DetectorFinding | undefined {
+  // Cheap gate: a house number stands between blanks / a comma ("27 Kingsley", "Olivia, 16,", "736b, ").
+  const after = text.charCodeAt(de);
+  const before = text.charCodeAt(ds - 1);
+  if (before !== 0x20 && before !== 0x09) return undefined;
+  if (after !== 0x20 && after !== 0x2c && !(after >= 0x61 && after <= 0x7a) && after !== 0x2d) return undefined;
   for (const line of streetLineCandidates(text, ds, de)) {
     if (line.start < lastEnd) continue;
+    POSTCODE_AHEAD.lastIndex = line.end;
+    if (!POSTCODE_AHEAD.test(text)) continue;
     const tail = readTail(text, line.end);
     if (!(tail.euPostcode || tail.ukPostcode || (tail.zip && tail.state && tail.city))) continue;
     const finding = scoreAddress(text, line, tail);
@@ -74,6 +81,9 @@ function postcodeAnchored(text: string, ds: number, de: number, lastEnd: number)
   }
   return undefined;
 }
+
+/** What follows a street line before its postcode: a separator, then a digit or a capital (town, postcode). */
+const POSTCODE_AHEAD = /(?:[ \t]*,[ \t]*|[ \t]+)[\p{Lu}0-9]/uy;
 
 function scoreAddress(text: string, core: Core, knownTail?: Tail): DetectorFinding {
   let score = core.base;
