@@ -94,7 +94,10 @@ const bare = (w: string) => w.replace(/\.+$/, '').toLowerCase();
 
 /** The core (if any) that this digit run [ds, de) anchors. Cheap character checks run before any finder. */
 export function coreAt(text: string, ds: number, de: number): Core | null {
-  if (ds > 0 && isWordChar(text, ds - 1) && text[ds - 1] !== '-' && text[ds - 1] !== "'") return null;
+  if (ds > 0 && isWordChar(text, ds - 1) && text[ds - 1] !== '-' && text[ds - 1] !== "'") {
+    // "梅田3丁目": a Japanese block number is glued to the kanji of its place.
+    return text.charCodeAt(ds - 1) >= 0x3400 ? japaneseCore(text, ds, de) : null;
+  }
   const after = text.charCodeAt(de);
   const before = ds > 0 ? text.charCodeAt(ds - 1) : -1;
   const spaceAfter = after === 0x20 || after === 0x09;
