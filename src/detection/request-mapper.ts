@@ -120,7 +120,7 @@ function fromProtoConfig(config: ProtoDetectorConfig | null): DetectionPolicy {
       'config.custom_detectors',
     ),
     // Empty (or absent on the wire) = the default regions, decided by the phone detector.
-    ...((config.pii_regions ?? []).length > 0
+    ...(config.pii_regions.length > 0
       ? { piiRegions: parse(piiRegionsSchema, config.pii_regions, 'config.pii_regions') }
       : {}),
   };

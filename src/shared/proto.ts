@@ -104,8 +104,8 @@ export interface ProtoDetectorConfig {
   allow_list: ProtoMatchList | null;
   deny_list: ProtoMatchList | null;
   custom_detectors: ProtoCustomDetector[];
-  /** Absent from older clients; decoded messages always carry it (defaults: true). */
-  pii_regions?: string[];
+  /** Empty = the detection service's default regions. */
+  pii_regions: string[];
 }
 
 export interface ProtoDetectRequest {
