@@ -44,7 +44,7 @@ import {
  * purpose: card-shaped data flowing through the gateway is what a security team wants to see, but a
  * published test number is not a leak by itself, so it fires at L2 only with a payment context word and
  * at L3/L4 always. A number counts as a test number when it is in TEST_NUMBERS or when its account
- * digits (after the 6-digit IIN, before the check digit) use at most two distinct digits.
+ * digits (after the 6-digit IIN, before the check digit; 7 or more of them) use at most two distinct digits.
  */
 
 export const CARD_CONFIDENCE = {
@@ -122,6 +122,9 @@ const CONTEXT = new ContextWords([
   'card', 'cards', 'credit', 'debit', 'visa', 'mastercard', 'master card', 'amex', 'american express',
   'discover', 'jcb', 'diners', 'unionpay', 'maestro', 'cc', 'ccn', 'cc#', 'cvv', 'cvv2', 'cvc', 'csc',
   'exp', 'expiry', 'expires', 'expiration', 'payment', 'pan', 'billing', 'checkout', 'cardholder',
+  // de, fr, es, it, nl, pt, ja
+  'kreditkarte', 'karte', 'karteninhaber', 'girocard', 'ec-karte', 'carte', 'carte bancaire', 'carte bleue',
+  'tarjeta', 'carta', 'carta di credito', 'creditcard', 'pinpas', 'bankpas', 'cartão', 'クレジットカード', 'カード',
 ]);
 
 // Runs of at least 13 digits joined by: one or two spaces/tabs; a hyphen, dot, dash or minus with up to
@@ -179,7 +182,8 @@ function networkOf(rules: readonly PreparedNetwork[], prefix6: number, length: n
 export function isTestCardNumber(digits: string): boolean {
   if (TEST_NUMBERS.has(digits)) return true;
   const account = digits.slice(6, -1);
-  return new Set(account).size <= 2;
+  // Short account parts (a 12-digit Maestro has 5 digits) use two distinct digits often by chance.
+  return account.length >= 7 && new Set(account).size <= 2;
 }
 
 /**
