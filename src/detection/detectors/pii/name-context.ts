@@ -1,3 +1,4 @@
+import { FR_TYPES, FR_TYPES_WITH_PARTICLE, ROMANCE_TYPES } from './address-patterns';
 import { isAsciiLetter } from './signals';
 
 /**
@@ -213,4 +214,22 @@ const AFTER_MEDIUM = /^(?:,?[ \t]+(?:jr|sr|ii|iii|iv|md|phd|esq|dds|rn|cpa|mba)\
 /** Context after the name: suffixes ("Jr.", ", MD") and reporting verbs ("said", "wrote"). */
 export function contextAfter(text: string, end: number): ContextLevel {
   return AFTER_MEDIUM.test(text.slice(end, end + 24)) ? 'medium' : 'none';
+}
+
+/** True when the word before `start` is a street type ("Passage Pierre Charron", "Calleja Agustín Sisneros"). */
+export function afterStreetType(text: string, start: number): boolean {
+  const m = /(\p{L}+\.?)[ \t]+$/u.exec(text.slice(Math.max(0, start - 24), start));
+  if (!m) return false;
+  const word = m[1] as string;
+  const lower = word.toLowerCase();
+  return ROMANCE_TYPES.has(word) || FR_TYPES.has(lower) || FR_TYPES_WITH_PARTICLE.has(lower);
+}
+
+/** True when a house number ("872 ", "221B ") stands right before `start`: the words name a street. */
+export function afterHouseNumber(text: string, start: number): boolean {
+  let i = start - 1;
+  if (text.charCodeAt(i) !== 0x20) return false;
+  i--;
+  if (/[A-Za-z]/.test(text.charAt(i)) && /[0-9]/.test(text.charAt(i - 1))) i--; // 221B
+  return /[0-9]/.test(text.charAt(i));
 }

@@ -2,9 +2,10 @@ import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
 import { isAscii } from '../../normalize/unicode';
 import { AMBIGUOUS_NAMES, NAME_PARTICLES, NON_NAME_WORDS, ORG_NAME_PAIRS, ORG_PLACE_WORDS } from './lexicons/name-words';
 import { isFirst, isLast } from './name-lexicon';
-import { FR_TYPES, FR_TYPES_WITH_PARTICLE, ROMANCE_TYPES } from './address-patterns';
-import { contextAfter, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
+import { ROMANCE_TYPES } from './address-patterns';
+import { afterHouseNumber, afterStreetType, contextAfter, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
 import { HAS_JAPANESE, japaneseNames } from './name-japanese';
+import { lowercaseAfterStrongContext } from './name-lowercase';
 
 /**
  * pii/name: personal names, from first/last-name lexicons (lexicons/*.ts: 13,630 given names and 12,721
@@ -22,7 +23,7 @@ import { HAS_JAPANESE, japaneseNames } from './name-japanese';
  *   first name + unknown capitalised surname                      0.75  (0.60 if the first name is an
  *                                                                        everyday word or the surname ends
  *                                                                        like an English noun: -ing, -tion)
- *   unknown capitalised word + lexicon surname                    0.70  (0.60 at a sentence start)
+ *   unknown capitalised word + lexicon surname (or given name)    0.70  (0.60 at a sentence start)
  *   single lexicon name, no context                               0.40  (0.30 at a sentence start; not
  *                                                                        reported when it is an everyday
  *                                                                        word: "Will", "May", "Rose", "Mark")
@@ -371,22 +372,6 @@ function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void 
   if (confidence > 0) out.push({ confidence, start: first.start, end: last.end });
 }
 
-function afterStreetType(text: string, start: number): boolean {
-  const m = /(\p{L}+\.?)[ \t]+$/u.exec(text.slice(Math.max(0, start - 24), start));
-  if (!m) return false;
-  const word = m[1] as string;
-  const lower = word.toLowerCase();
-  return ROMANCE_TYPES.has(word) || FR_TYPES.has(lower) || FR_TYPES_WITH_PARTICLE.has(lower);
-}
-
-function afterHouseNumber(text: string, start: number): boolean {
-  let i = start - 1;
-  if (text.charCodeAt(i) !== 0x20) return false;
-  i--;
-  if (/[A-Za-z]/.test(text.charAt(i)) && /[0-9]/.test(text.charAt(i - 1))) i--; // 221B
-  return /[0-9]/.test(text.charAt(i));
-}
-
 function weakBefore(text: string, start: number): boolean {
   const level = contextBefore(text, start);
   return level === 'none' || level === 'weak';
@@ -421,7 +406,8 @@ export function scoreRun(tokens: Token[], context: ContextLevel, atStart: boolea
   else if (isFirst(first) && shaped(last)) base = !isAmbiguous(first) && !NOUN_ENDING_NOT_SURNAME.test(last.lower) ? 0.75 : 0.6;
   // An unknown capitalised word and a surname of the lexicon ("Jacynthe Barton"): a given name no list
   // holds, unless it opens the sentence ("Visit Parker's …").
-  else if (shaped(first) && isLast(last)) base = !atStart && !isAmbiguous(last) ? 0.7 : 0.6;
+  // (A given name of the lexicon in surname position counts too: "Kiley Nikolaus", "Anne Thomas".)
+  else if (shaped(first) && (isLast(last) || isFirst(last))) base = !atStart && !isAmbiguous(last) ? 0.7 : 0.6;
   // Two unknown capitalised words right after a title or a naming phrase ("Dr. Sage Weber").
   else if (context === 'title' || context === 'naming') base = shaped(first) && shaped(last) ? 0.65 : 0;
   else if (RANK_STRONG.has(context)) base = shaped(first) && shaped(last) ? 0.55 : 0;
@@ -467,55 +453,3 @@ function scoreSingle(t: Token, context: ContextLevel, atStart: boolean): number 
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
-
-/** A self-introduction in any case, then one or two lower-case words (sticky: tried where INTRO_ANCHOR points). */
-const LOWER_CONTEXT =
-  /\b(my name is|my name's|name:|call me|i am|i'm)([ \t]+)([a-z][a-z'\-]{1,30})(?:([ \t]+)([a-z][a-z'\-]{1,30}))?/iy;
-
-/**
- * The key "m" of every self-introduction LOWER_CONTEXT knows, in any case: "na|m|e", "call |m|e", "i a|m",
- * "i'|m". It opens with that literal, which V8 finds fast, and checks the rest with look-behinds; a whole
- * text scan with LOWER_CONTEXT itself (a case-insensitive alternation) costs about twice as much, and it
- * used to run on every text with a capitalised "I" or "My" in it, that is on almost every real prompt.
- */
-const INTRO_ANCHOR = /m(?:(?<=\bnam)e|(?<=\bcall m)e|(?<=\bi am|\bi'm))/gi;
-/** Where LOWER_CONTEXT can start, back from an anchor's "m": "my na|m|e" and "call |m|e" 5, "i a|m" 3, "na|m|e:" and "i'|m" 2. */
-const INTRO_STARTS = [5, 3, 2] as const;
-
-/**
- * "my name is john smith": lower-case lexicon names right after a self-introduction. The same matches, in
- * the same order, as a global scan with LOWER_CONTEXT: such a match can only start a fixed distance before
- * an anchor, so LOWER_CONTEXT is tried (sticky) at those starts, left to right, each no earlier than the
- * end of the previous match.
- */
-function lowercaseAfterStrongContext(text: string, out: DetectorFinding[]): void {
-  const starts: number[] = [];
-  INTRO_ANCHOR.lastIndex = 0;
-  while (INTRO_ANCHOR.test(text)) {
-    const after = INTRO_ANCHOR.lastIndex;
-    const key = (text.charCodeAt(after - 1) | 0x20) === 0x6d ? after - 1 : after - 2; // "m" or "me"
-    for (const back of INTRO_STARTS) if (key - back >= 0) starts.push(key - back);
-  }
-  INTRO_ANCHOR.lastIndex = 0;
-  if (starts.length === 0) return;
-  starts.sort((a, b) => a - b);
-  let resume = 0;
-  for (const at of starts) {
-    if (at < resume || out.length >= MAX_FINDINGS) continue;
-    LOWER_CONTEXT.lastIndex = at;
-    const m = LOWER_CONTEXT.exec(text);
-    if (!m) continue;
-    resume = at + m[0].length;
-    const intro = m[1] as string;
-    const first = m[3] as string;
-    if (first !== first.toLowerCase() || !isFirst({ lower: first })) continue;
-    const weakIntro = /^i/i.test(intro);
-    if (weakIntro && AMBIGUOUS_NAMES.has(first)) continue;
-    const start = at + intro.length + (m[2] as string).length;
-    const second = m[5];
-    const hasLast = second !== undefined && second === second.toLowerCase() && isLast({ lower: second });
-    const end = hasLast ? resume : start + first.length;
-    out.push({ confidence: hasLast ? 0.9 : weakIntro ? 0.75 : 0.8, start, end });
-  }
-  LOWER_CONTEXT.lastIndex = 0;
-}

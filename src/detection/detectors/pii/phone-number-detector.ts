@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { getCountrySpecifications, isValidIBAN } from 'ibantools';
-import { findPhoneNumbersInText, parsePhoneNumberFromString, PhoneNumber, type CountryCode } from 'libphonenumber-js';
+import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { LibraryBudget } from './phone-budget';
+import { insideIban } from './phone-guards';
 import { findNational, fittingPlans, regionPlans, thousandsShaped, type NationalMatch, type RegionPlan } from './phone-national';
 import { DigitRunMatches, textIndexOf } from '../../text-index';
 import {
@@ -57,6 +58,8 @@ export const PHONE_CONFIDENCE = {
   possible: 0.45,
   idContextCap: 0.45,
 } as const;
+
+export { MAX_FRUITLESS_CALLS, MAX_LIBRARY_CALLS } from './phone-budget';
 
 const DEFAULT_COUNTRY: CountryCode = 'US';
 const MIN_DIGITS = 7;
@@ -153,111 +156,10 @@ function runAllowed(text: string, start: number, end: number, run: string): bool
   return true;
 }
 
-const IBAN_LENGTHS: ReadonlyMap<string, number> = new Map(
-  Object.entries(getCountrySpecifications())
-    .filter(([, spec]) => typeof spec.chars === 'number' && spec.chars > 0 && spec.chars <= 34)
-    .map(([code, spec]) => [code, spec.chars as number]),
-);
-
-/**
- * True when text[start, end) ends a printed IBAN that starts before it ("GB82 WEST 1234 5698 7654 32"):
- * a word-boundary "CCdd" within the 34 letters/digits before the run (single spaces or hyphens between
- * them), whose country's IBAN length of characters, collected as pii/iban_code does, passes mod-97 and
- * reaches the end of the run without anything glued after it. Constant work per run.
- */
-function insideIban(text: string, start: number, end: number): boolean {
-  let i = start;
-  let chars = 0;
-  while (i > 0 && chars < 34) {
-    const c = text.charCodeAt(i - 1);
-    if (isAlnum(c)) {
-      i--;
-      chars++;
-    } else if ((c === 0x20 || c === 0x2d) && isAlnum(codeAt(text, i - 2))) i--;
-    else break;
-  }
-  for (let p = i; p < start; p++) {
-    if (isWordChar(codeAt(text, p - 1)) || !isAsciiLetter(text.charCodeAt(p)) || !isAsciiLetter(codeAt(text, p + 1))) continue;
-    if (!isDigit(codeAt(text, p + 2)) || !isDigit(codeAt(text, p + 3))) continue;
-    const length = IBAN_LENGTHS.get(text.slice(p, p + 2).toUpperCase());
-    if (length === undefined) continue;
-    let iban = '';
-    let j = p;
-    while (iban.length < length && j < text.length) {
-      const c = text.charCodeAt(j);
-      if (isAlnum(c)) {
-        iban += text[j];
-        j++;
-      } else if ((c === 0x20 || c === 0x2d) && iban.length > 0 && isAlnum(codeAt(text, j + 1))) j++;
-      else break;
-    }
-    if (iban.length < length || isWordChar(codeAt(text, j)) || j < end) continue;
-    if (codeAt(text, j) === 0x2d && isAlnum(codeAt(text, j + 1))) continue;
-    if (isValidIBAN(iban.toUpperCase())) return true;
-  }
-  return false;
-}
-
 function digitCount(s: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) if (isDigit(s.charCodeAt(i))) n++;
   return n;
-}
-
-/**
- * libphonenumber costs ~50 µs a call on a short segment (more on digit soup). Calls are budgeted by
- * COUNT (fruitless ones, and all of them), never by elapsed time, so the same text always gives the same
- * result however loaded the machine is (time is bounded by the engine's per-detector deadline). Running
- * out throws (the engine reports the detector as failed and applies the policy's fail mode) rather than
- * silently skipping the rest of the text. Only machine-made digit walls get there; a long list of real
- * numbers stops at MAX_FINDINGS instead.
- */
-export const MAX_FRUITLESS_CALLS = 2000;
-export const MAX_LIBRARY_CALLS = 6000;
-
-class LibraryBudget {
-  private fruitless = 0;
-  private calls = 0;
-
-  constructor(private readonly ticker: AbortTicker) {}
-
-  /** libphonenumber's validity check of an E.164 number (counted as a call that found one). */
-  validate(e164: string): boolean {
-    this.ticker.tick();
-    this.count(false);
-    // Valid for the US (the main country of +1), or for the NANP country its area code belongs to.
-    return new PhoneNumber(e164).isValid() || parsePhoneNumberFromString(e164)?.isValid() === true;
-  }
-
-  /**
-   * Runs a sweep of library calls over regions (one candidate): every call counts towards the total,
-   * a sweep that finds nothing counts as one fruitless call.
-   */
-  sweep<T>(fn: (call: (f: () => void) => void) => T | undefined): T | undefined {
-    const result = fn((f) => {
-      this.ticker.tick();
-      f();
-      this.count(false);
-    });
-    if (result === undefined) this.count(true);
-    return result;
-  }
-
-  /** Runs one library call and accounts for it. */
-  call<T extends unknown[]>(fn: () => T): T {
-    this.ticker.tick();
-    const result = fn();
-    this.count(result.length === 0);
-    return result;
-  }
-
-  private count(fruitless: boolean): void {
-    this.calls++;
-    if (fruitless) this.fruitless++;
-    if (this.fruitless > MAX_FRUITLESS_CALLS || this.calls > MAX_LIBRARY_CALLS) {
-      throw new Error('pii/phone_number: too many number-like candidates (digit table or wall); text not fully scanned');
-    }
-  }
 }
 
 /**
