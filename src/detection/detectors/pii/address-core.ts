@@ -45,6 +45,10 @@ const YEAR_PREPOSITIONS = new Set(['in', 'since', 'until', 'till', 'by', 'of', '
 const LETTER = /\p{L}/u;
 const CAPITALISED = /^[\p{Lu}\d]/u;
 const UPPER_FIRST = /^\p{Lu}/u;
+/** EU_COMPOUND_ENDINGS as one anchored alternation (longest first): one test per word instead of one per ending. */
+const COMPOUND_ENDING = new RegExp(
+  `(?:${[...new Set(EU_COMPOUND_ENDINGS)].sort((a, b) => b.length - a.length).map((e) => e.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|')})$`,
+);
 
 function isWordChar(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
@@ -207,7 +211,8 @@ function euNameFirstCore(text: string, ds: number, de: number): Core | null {
   if (!w1) return null;
   const lower = w1.text.toLowerCase();
   const end = houseNumberEnd(text, de);
-  if (UPPER_FIRST.test(w1.text) && EU_COMPOUND_ENDINGS.some((s) => lower.endsWith(s) && lower.length > s.length + 1)) {
+  const ending = UPPER_FIRST.test(w1.text) ? COMPOUND_ENDING.exec(lower) : null;
+  if (ending && lower.length > ending[0].length + 1) {
     return yearLike(text.slice(ds, de)) ? null : { kind: 'eu', start: w1.start, end, base: 0.5 };
   }
   if (EU_SEPARATE_WORDS.has(w1.text) && w0 && UPPER_FIRST.test(w0.text)) return { kind: 'eu', start: w0.start, end, base: 0.5 };

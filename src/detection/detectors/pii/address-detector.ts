@@ -70,6 +70,12 @@ function postcodeAnchored(text: string, ds: number, de: number, lastEnd: number)
   const before = text.charCodeAt(ds - 1);
   if (before !== 0x20 && before !== 0x09) return undefined;
   if (after !== 0x20 && after !== 0x2c && !(after >= 0x61 && after <= 0x7a) && after !== 0x2d) return undefined;
+  // …and a street name beside it: a capitalised word after it, or a word (of letters) before it.
+  let b = ds - 1;
+  while (b > 0 && (text.charCodeAt(b) === 0x20 || text.charCodeAt(b) === 0x2c)) b--;
+  const nameBefore = LETTER_AT.test(text.charAt(b));
+  const nameAfter = UPPER_AT.test(text.charAt(de + 1)) || UPPER_AT.test(text.charAt(de + 2)) || UPPER_AT.test(text.charAt(de + 3));
+  if (!nameBefore && !nameAfter) return undefined;
   for (const line of streetLineCandidates(text, ds, de)) {
     if (line.start < lastEnd) continue;
     POSTCODE_AHEAD.lastIndex = line.end;
@@ -81,6 +87,9 @@ function postcodeAnchored(text: string, ds: number, de: number, lastEnd: number)
   }
   return undefined;
 }
+
+const LETTER_AT = /^\p{L}$/u;
+const UPPER_AT = /^\p{Lu}$/u;
 
 /** What follows a street line before its postcode: a separator, then a digit or a capital (town, postcode). */
 const POSTCODE_AHEAD = /(?:[ \t]*,[ \t]*|[ \t]+)[\p{Lu}0-9]/uy;

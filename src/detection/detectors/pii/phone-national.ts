@@ -75,9 +75,14 @@ export function fitsPlan(plan: RegionPlan, digits: string): boolean {
 
 /** The plans a segment's digits can fit, in policy order. */
 export function fittingPlans(plans: readonly RegionPlan[], segment: string): RegionPlan[] {
+  // Ranges and decimals ("256–16384", "0.987–0.997") are written with typographic dashes or a "0."
+  // lead; national numbers with spaces, "-", ".", "/" and parentheses.
+  if (plans.length === 0 || NOT_NATIONAL.test(segment)) return [];
   const digits = digitsOf(segment);
   return plans.filter((p) => !NANP_REGIONS.has(p.region) && fitsPlan(p, digits));
 }
+
+const NOT_NATIONAL = /[\u2010-\u2015\u2212]|^\(?0\.[0-9]/;
 
 /**
  * North American numbers are the detector's own path (NANP shape, then the matcher with default country

@@ -275,7 +275,10 @@ function segmentKind(text: string, tokens: readonly Token[], from: number, to: n
     nanp = NANP_DIGITS.test(digits.slice(offset));
     offset += (tokens[k] as Token).digits;
   }
-  const national = fittingPlans(plans, segment);
+  let national = fittingPlans(plans, segment);
+  // A national number without a trunk "0" is only a phone number next to a phone word
+  // (nationalFindings): without one, no library call is spent on it ("4111 1111", "5000 / 600000").
+  if (national.length > 0 && digits.charCodeAt(0) !== 0x30 && !PHONE_WORDS.near(text, first.start, (tokens[to - 1] as Token).end)) national = [];
   return nanp || national.length > 0 ? { intl: false, nanp, national } : undefined;
 }
 
@@ -348,8 +351,9 @@ export function nanpNumber(text: string, start: number, end: number): string | u
  * Findings for the valid national numbers the matcher found in text[start, …). A number written with
  * its region's trunk prefix ("020 …", "06 …") scores like any valid number. One without (Spain, Poland,
  * Italian mobiles, Brazil, Mexico, India: "612 34 56 78") is indistinguishable from an amount or an ID
- * ("94105-1234", "(2003) 211-227"), so it needs 9+ digits and a phone word nearby, and is capped at
- * PHONE_CONFIDENCE.possible otherwise; so is a thousands-shaped one ("912 345 678") without a phone word.
+ * ("94105-1234", "(2003) 211-227"), so it is only looked up next to a phone word (segmentKind) and needs
+ * 9+ digits (capped at PHONE_CONFIDENCE.possible otherwise); so is a thousands-shaped one
+ * ("912 345 678") without a phone word.
  */
 function nationalFindings(text: string, start: number, end: number, match: NationalMatch): DetectorFinding[] {
   const out: DetectorFinding[] = [];

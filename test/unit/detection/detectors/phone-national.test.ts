@@ -65,7 +65,9 @@ describe('national phone formats of pii_regions', () => {
 
   it('scores a trunk-less national number by its phone word', () => {
     expect(scan('Llámame al 612 34 56 78')).toEqual([['612 34 56 78', PHONE_CONFIDENCE.formattedWithContext]]);
-    expect(scan('Referencia 612 34 56 78')).toEqual([['612 34 56 78', PHONE_CONFIDENCE.possible]]);
+    // Without a phone word it is not even looked up (an amount, an id): no finding at any level.
+    expect(scan('Referencia 612 34 56 78')).toEqual([]);
+    expect(scan('Referencia 612 34 56 78, teléfono')).toEqual([['612 34 56 78', PHONE_CONFIDENCE.formattedWithContext]]);
   });
 
   it('fits a numbering plan by trunk prefix and length before any library call', () => {
