@@ -233,3 +233,8 @@ export function afterHouseNumber(text: string, start: number): boolean {
   if (/[A-Za-z]/.test(text.charAt(i)) && /[0-9]/.test(text.charAt(i - 1))) i--; // 221B
   return /[0-9]/.test(text.charAt(i));
 }
+
+/** True when a house number and a comma follow the name ("Pescher Busch 23b, 00659 …"): a street name. */
+export function beforeHouseNumber(text: string, end: number): boolean {
+  return /^ [0-9]{1,4}[a-z]?(?: I{1,3})?,/.test(text.slice(end, end + 12));
+}

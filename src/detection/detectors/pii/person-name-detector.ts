@@ -3,7 +3,7 @@ import { isAscii } from '../../normalize/unicode';
 import { AMBIGUOUS_NAMES, NAME_PARTICLES, NON_NAME_WORDS, ORG_NAME_PAIRS, ORG_PLACE_WORDS } from './lexicons/name-words';
 import { isFirst, isLast } from './name-lexicon';
 import { ROMANCE_TYPES } from './address-patterns';
-import { afterHouseNumber, afterStreetType, contextAfter, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
+import { afterHouseNumber, afterStreetType, beforeHouseNumber, contextAfter, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
 import { HAS_JAPANESE, japaneseNames } from './name-japanese';
 import { lowercaseAfterStrongContext } from './name-lowercase';
 
@@ -362,6 +362,7 @@ function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void 
   // after a street type ("Passage Pierre Charron", "Calleja Agustín Sisneros", "Via Giuseppe Verdi").
   const head = name[0] as Token;
   if (afterHouseNumber(text, head.start) || afterStreetType(text, head.start) || ROMANCE_TYPES.has(text.slice(head.start, head.end))) return;
+  if (beforeHouseNumber(text, (name[name.length - 1] as Token).end)) return;
   const first = name[0] as Token;
   const last = name[name.length - 1] as Token;
   // Without a lexicon name, only a strong context could make this a name: skip the context work when

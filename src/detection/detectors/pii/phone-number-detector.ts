@@ -140,6 +140,10 @@ function runAllowed(text: string, start: number, end: number, run: string): bool
   const before = codeAt(text, start - 1);
   if ((before === 0x2d || before === 0x2e || before === 0x5f) && isAlnum(codeAt(text, start - 2))) return false;
   if (run.startsWith('+')) return true;
+  // A whole run that is a Luhn-valid 13-19 digit number is a card ("3702 195969 12376"): no number
+  // inside it is a phone number.
+  const digits = digitsOf(run);
+  if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) return false;
   // "〒150-0002": a Japanese postcode.
   if (before === 0x3012 || (before === 0x20 && codeAt(text, start - 2) === 0x3012)) return false;
   if (insideIban(text, start, end)) return false;
