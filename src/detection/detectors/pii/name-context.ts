@@ -38,7 +38,7 @@ const BEFORE: ReadonlyArray<readonly [string, ContextLevel]> = [
   ['next of kin', 'strong'], ['applicant', 'strong'], ['applicant:', 'strong'], ['candidate:', 'strong'],
   ['tenant:', 'strong'], ['beneficiary:', 'strong'], ['call me', 'naming'], ['legal name', 'naming'],
   ['full name', 'naming'], ['insured:', 'strong'], ['cardholder', 'strong'], ['cardholder:', 'strong'],
-  ['account holder', 'strong'], ['account holder:', 'strong'], ['policyholder', 'strong'],
+  ['account holder', 'naming'], ['account holder:', 'naming'], ['policyholder', 'strong'],
   ['hi', 'medium'], ['hello', 'medium'], ['hey', 'medium'], ['thanks', 'medium'], ['thank you', 'medium'],
   ["i'm", 'medium'], ['i am', 'medium'], ['this is', 'medium'], ['contact', 'medium'], ['contact:', 'medium'],
   ['customer', 'medium'], ['customer:', 'medium'], ['client', 'medium'], ['client:', 'medium'],
@@ -56,20 +56,20 @@ const BEFORE: ReadonlyArray<readonly [string, ContextLevel]> = [
   ['president', 'medium'],
   // de
   ['mein name ist', 'naming'], ['ich heiße', 'naming'], ['ich heisse', 'naming'], ['sehr geehrte', 'strong'],
-  ['sehr geehrter', 'strong'], ['liebe', 'strong'], ['lieber', 'strong'], ['kontoinhaber', 'strong'],
-  ['kontoinhaberin', 'strong'], ['kontoinhaber:', 'strong'], ['hier ist', 'medium'], ['ich bin', 'medium'],
+  ['sehr geehrter', 'strong'], ['liebe', 'strong'], ['lieber', 'strong'], ['kontoinhaber', 'naming'],
+  ['kontoinhaberin', 'naming'], ['kontoinhaber:', 'naming'], ['hier ist', 'medium'], ['ich bin', 'medium'],
   ['hallo', 'medium'], ['kollege', 'medium'], ['kollegin', 'medium'], ['an', 'weak'], ['für', 'weak'], ['mit', 'weak'], ['von', 'weak'],
   // fr
-  ["je m'appelle", 'naming'], ['je m’appelle', 'naming'], ['au nom de', 'strong'], ['cher', 'strong'],
+  ["je m'appelle", 'naming'], ['je m’appelle', 'naming'], ['au nom de', 'naming'], ['cher', 'strong'],
   ['chère', 'strong'], ['je suis', 'medium'], ['bonjour', 'medium'], ['chez', 'medium'], ['à', 'weak'], ['pour', 'weak'], ['avec', 'weak'],
   // es
-  ['me llamo', 'naming'], ['mi nombre es', 'naming'], ['a nombre de', 'strong'], ['estimado', 'strong'],
-  ['estimada', 'strong'], ['titular', 'strong'], ['soy', 'medium'], ['hola', 'medium'], ['para', 'weak'], ['con', 'weak'],
+  ['me llamo', 'naming'], ['mi nombre es', 'naming'], ['a nombre de', 'naming'], ['estimado', 'strong'],
+  ['estimada', 'strong'], ['titular', 'naming'], ['soy', 'medium'], ['hola', 'medium'], ['para', 'weak'], ['con', 'weak'],
   // it
-  ['mi chiamo', 'naming'], ['intestato a', 'strong'], ['intestata a', 'strong'], ['gentile', 'strong'],
+  ['mi chiamo', 'naming'], ['intestato a', 'naming'], ['intestata a', 'naming'], ['gentile', 'strong'],
   ['caro', 'strong'], ['cara', 'strong'], ['sono', 'medium'], ['buongiorno', 'medium'], ['ciao', 'medium'], ['per', 'weak'],
   // nl
-  ['mijn naam is', 'naming'], ['ik heet', 'naming'], ['ten name van', 'strong'], ['geachte', 'strong'],
+  ['mijn naam is', 'naming'], ['ik heet', 'naming'], ['ten name van', 'naming'], ['geachte', 'strong'],
   ['beste', 'medium'], ['ik ben', 'medium'], ['met', 'medium'], ['voor', 'weak'], ['aan', 'weak'], ['naar', 'weak'],
   // pt
   ['meu nome é', 'naming'], ['sou', 'medium'], ['olá', 'medium'],
@@ -237,4 +237,12 @@ export function afterHouseNumber(text: string, start: number): boolean {
 /** True when a house number and a comma follow the name ("Pescher Busch 23b, 00659 …"): a street name. */
 export function beforeHouseNumber(text: string, end: number): boolean {
   return /^ [0-9]{1,4}[a-z]?(?: I{1,3})?,/.test(text.slice(end, end + 12));
+}
+
+/**
+ * A capitalised word that is itself a context phrase (German nouns: "Kontoinhaber", "Kollegin"; "Tenant",
+ * "Customer" in title case) opens a run of capitalised words before the name: it is context, not a name.
+ */
+export function isContextWord(lower: string): boolean {
+  return (BY_LAST_WORD.get(lower) ?? []).some(([phrase, level]) => phrase === lower && RANK[level] >= RANK.medium);
 }

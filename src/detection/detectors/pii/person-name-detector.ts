@@ -3,7 +3,7 @@ import { isAscii } from '../../normalize/unicode';
 import { AMBIGUOUS_NAMES, NAME_PARTICLES, NON_NAME_WORDS, ORG_NAME_PAIRS, ORG_PLACE_WORDS } from './lexicons/name-words';
 import { isFirst, isLast } from './name-lexicon';
 import { ROMANCE_TYPES } from './address-patterns';
-import { afterHouseNumber, afterStreetType, beforeHouseNumber, contextAfter, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
+import { afterHouseNumber, afterStreetType, beforeHouseNumber, contextAfter, isContextWord, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
 import { HAS_JAPANESE, japaneseNames } from './name-japanese';
 import { lowercaseAfterStrongContext } from './name-lowercase';
 
@@ -353,7 +353,8 @@ function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void 
   }
   // "Kontoinhaber Eda Kunz", "Kollegin Anna Weber": a capitalised noun (German) or any unknown word
   // before a given name opens the run; it is context, not part of the name.
-  if (name.length >= 3 && !isFirst(name[0] as Token) && !isLast(name[0] as Token) && isFirst(name[1] as Token)) {
+  const opensWithNoun = !isFirst(name[0] as Token) && !isLast(name[0] as Token);
+  if (name.length >= 2 && opensWithNoun && (isContextWord((name[0] as Token).lower) || (name.length >= 3 && isFirst(name[1] as Token)))) {
     name = name.slice(1);
     atStart = false;
   }
