@@ -1,5 +1,4 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { DEFAULT_PII_REGIONS } from '../../shared/policy';
 
 /**
  * policies.pii_regions: the ISO 3166-1 alpha-2 regions whose national phone formats pii/phone_number
@@ -7,7 +6,9 @@ import { DEFAULT_PII_REGIONS } from '../../shared/policy';
  * migration was written: a later change of DEFAULT_PII_REGIONS does not rewrite stored policies).
  * Plain SQL that PGlite and PostgreSQL both run.
  */
-const DEFAULT_AT_MIGRATION: readonly string[] = DEFAULT_PII_REGIONS;
+const DEFAULT_AT_MIGRATION: readonly string[] = [
+  'US', 'CA', 'GB', 'IE', 'DE', 'AT', 'CH', 'FR', 'BE', 'NL', 'ES', 'PT', 'IT', 'SE', 'PL', 'JP', 'IN', 'AU', 'BR', 'MX',
+];
 
 export class PolicyPiiRegions1764100000000 implements MigrationInterface {
   name = 'PolicyPiiRegions1764100000000';
