@@ -25,6 +25,11 @@ export interface DetectorInput {
    * stretch the edits did not touch is the same window in both views (classifier-detector.ts).
    */
   readonly base?: string;
+  /**
+   * The policy's pii_regions: regions whose national phone formats pii/phone_number reads. Undefined =
+   * DEFAULT_PII_REGIONS (shared/policy.ts).
+   */
+  readonly piiRegions?: readonly string[];
 }
 
 export interface DetectorFinding {

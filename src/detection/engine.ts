@@ -114,7 +114,8 @@ function prepareWith(input: PrepareInput, registry: DetectorRegistry, cache: Rul
   const scanned = directionScanned(config.policyMode, direction);
   const entries = direction === 'input' ? config.inputDetectors : config.outputDetectors;
   const timeoutMs = detectorBudget(input.detectorTimeoutMs);
-  const context: ScanContext = { rules, entries, direction, failMode, registry, timeoutMs };
+  const piiRegions = config.piiRegions !== undefined && config.piiRegions.length > 0 ? config.piiRegions : undefined;
+  const context: ScanContext = { rules, entries, direction, failMode, registry, timeoutMs, piiRegions };
   return {
     scanned,
     failMode,
@@ -130,6 +131,7 @@ interface ScanContext {
   failMode: FailMode;
   registry: DetectorRegistry;
   timeoutMs: number;
+  piiRegions: readonly string[] | undefined;
 }
 
 async function scanText(context: ScanContext, text: string, wholeText: boolean): Promise<RawScan> {
@@ -182,10 +184,11 @@ interface ConfiguredRuns {
 }
 
 async function runConfiguredDetectors(context: ScanContext, views: TextView[]): Promise<ConfiguredRuns> {
-  const { direction, failMode, registry, timeoutMs } = context;
+  const { direction, failMode, registry, timeoutMs, piiRegions } = context;
   const inputs: DetectorInput[] = views.map((view) => {
     const base = alignmentBase(view, views);
-    return { text: view.text, direction, index: new TextIndex(view.text), ...(base === undefined ? {} : { base }) };
+    const regions = piiRegions === undefined ? {} : { piiRegions };
+    return { text: view.text, direction, index: new TextIndex(view.text), ...(base === undefined ? {} : { base }), ...regions };
   });
   const deadline = context.entries.length > 0 ? new Deadline(timeoutMs) : undefined;
   const runs = await Promise.all(

@@ -6,6 +6,7 @@ import {
   customDetectorSchema,
   EMPTY_MATCH_LIST,
   matchListSchema,
+  piiRegionsSchema,
   type DetectionPolicy,
   type DetectorEntry,
   type MatchList,
@@ -118,6 +119,10 @@ function fromProtoConfig(config: ProtoDetectorConfig | null): DetectionPolicy {
       config.custom_detectors.map(fromProtoCustom),
       'config.custom_detectors',
     ),
+    // Empty (or absent on the wire) = the default regions, decided by the phone detector.
+    ...(config.pii_regions.length > 0
+      ? { piiRegions: parse(piiRegionsSchema, config.pii_regions, 'config.pii_regions') }
+      : {}),
   };
 }
 

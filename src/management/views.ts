@@ -14,6 +14,8 @@ export interface PolicyView {
   allow_list: MatchList;
   deny_list: MatchList;
   custom_detectors: CustomDetector[];
+  /** ISO 3166-1 alpha-2 regions whose national phone formats pii/phone_number reads. */
+  pii_regions: string[];
   rate_limits: RateLimits;
   created_at: string;
   updated_at: string;
@@ -56,6 +58,7 @@ export function policyView(p: PolicyEntity): PolicyView {
     allow_list: p.allowList,
     deny_list: p.denyList,
     custom_detectors: p.customDetectors,
+    pii_regions: p.piiRegions,
     rate_limits: { ...DEFAULT_RATE_LIMITS, ...p.rateLimits },
     created_at: isoString(p.createdAt),
     updated_at: isoString(p.updatedAt),

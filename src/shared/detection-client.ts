@@ -287,6 +287,7 @@ export function toProtoConfig(policy: DetectionPolicy): ProtoDetectorConfig {
       pattern: c.pattern,
       action: ACTION_TO_PROTO[c.action],
     })),
+    pii_regions: policy.piiRegions ? [...policy.piiRegions] : [],
   };
 }
 

@@ -1,3 +1,4 @@
+import { isSupportedCountry } from 'libphonenumber-js';
 import { z } from 'zod';
 import { DETECTOR_TYPES } from './detector-catalog';
 
@@ -43,6 +44,38 @@ export const customDetectorSchema = z.strictObject({
 });
 export type CustomDetector = z.infer<typeof customDetectorSchema>;
 
+/**
+ * pii_regions: the regions (ISO 3166-1 alpha-2, upper case) whose NATIONAL phone formats pii/phone_number
+ * recognises ("020 7946 0958" for GB, "06 12 34 56 78" for FR). Numbers written with "+CC" or "00CC" are
+ * recognised for every country whatever this list says. Each code must be one libphonenumber-js has
+ * numbering metadata for (all assigned codes that have a telephone numbering plan).
+ */
+export const DEFAULT_PII_REGIONS = [
+  'US', 'CA', 'GB', 'IE', 'DE', 'AT', 'CH', 'FR', 'BE', 'NL', 'ES', 'PT', 'IT', 'SE', 'PL', 'JP', 'IN', 'AU', 'BR', 'MX',
+] as const;
+export const MAX_PII_REGIONS = 50;
+
+export const piiRegionSchema = z.string().superRefine((code, ctx) => {
+  if (!/^[A-Z]{2}$/.test(code)) {
+    const hint = /^[a-z]{2}$/.test(code) ? ` (codes are upper case: "${code.toUpperCase()}")` : '';
+    ctx.addIssue({ code: 'custom', message: `"${code}" is not an ISO 3166-1 alpha-2 region code${hint}` });
+  } else if (!isSupportedCountry(code)) {
+    ctx.addIssue({ code: 'custom', message: `"${code}" is not an ISO 3166-1 alpha-2 region code with a telephone numbering plan` });
+  }
+});
+
+export const piiRegionsSchema = z
+  .array(piiRegionSchema)
+  .min(1, 'must list at least one region')
+  .max(MAX_PII_REGIONS)
+  .superRefine((codes, ctx) => {
+    const seen = new Set<string>();
+    codes.forEach((c, i) => {
+      if (seen.has(c)) ctx.addIssue({ code: 'custom', path: [i], message: `"${c}" is listed twice` });
+      seen.add(c);
+    });
+  });
+
 export const rateLimitsSchema = z.strictObject({
   rate_limits_enabled: z.boolean().default(false),
   requests_per_minute: z.number().int().min(1).max(1_000_000).default(60),
@@ -68,6 +101,8 @@ export interface DetectionPolicy {
   allowList: MatchList;
   denyList: MatchList;
   customDetectors: CustomDetector[];
+  /** Regions whose national phone formats pii/phone_number reads; undefined or empty = DEFAULT_PII_REGIONS. */
+  piiRegions?: readonly string[];
 }
 
 /** The detectors a fresh organization's default policy starts with (bootstrap). */

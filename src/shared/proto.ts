@@ -104,6 +104,8 @@ export interface ProtoDetectorConfig {
   allow_list: ProtoMatchList | null;
   deny_list: ProtoMatchList | null;
   custom_detectors: ProtoCustomDetector[];
+  /** Empty = the detection service's default regions. */
+  pii_regions: string[];
 }
 
 export interface ProtoDetectRequest {

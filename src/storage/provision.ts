@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../shared/api-key';
 import {
+  DEFAULT_PII_REGIONS,
   DEFAULT_RATE_LIMITS,
   EMPTY_MATCH_LIST,
   STARTER_INPUT_DETECTORS,
@@ -43,6 +44,7 @@ export async function provisionOrganization(m: EntityManager, o: ProvisionOption
       allowList: EMPTY_MATCH_LIST,
       denyList: EMPTY_MATCH_LIST,
       customDetectors: [],
+      piiRegions: [...DEFAULT_PII_REGIONS],
       rateLimits: DEFAULT_RATE_LIMITS,
     }),
   );

@@ -5,6 +5,8 @@ import {
   customDetectorSchema,
   detectorEntrySchema,
   matchListSchema,
+  DEFAULT_PII_REGIONS,
+  piiRegionsSchema,
   policyModeSchema,
   rateLimitsSchema,
 } from '../../shared/policy';
@@ -95,6 +97,7 @@ export const createPolicySchema = z.strictObject({
   allow_list: matchList.default({ entries: [], match_type: 'contains' }),
   deny_list: matchList.default({ entries: [], match_type: 'contains' }),
   custom_detectors: customDetectors.default([]),
+  pii_regions: piiRegionsSchema.default([...DEFAULT_PII_REGIONS]),
   rate_limits: rateLimitsPatchSchema.default({}),
 });
 export type CreatePolicyInput = z.infer<typeof createPolicySchema>;
@@ -107,6 +110,7 @@ export const updatePolicySchema = z.strictObject({
   allow_list: matchList.optional(),
   deny_list: matchList.optional(),
   custom_detectors: customDetectors.optional(),
+  pii_regions: piiRegionsSchema.optional(),
   rate_limits: rateLimitsPatchSchema.optional(),
 });
 export type UpdatePolicyInput = z.infer<typeof updatePolicySchema>;

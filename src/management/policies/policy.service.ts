@@ -71,6 +71,7 @@ export class PolicyService {
         allowList: input.allow_list,
         denyList: input.deny_list,
         customDetectors: input.custom_detectors,
+        piiRegions: input.pii_regions,
         rateLimits: mergeRateLimits(DEFAULT_RATE_LIMITS, input.rate_limits),
       });
       return m.save(entity);
@@ -87,6 +88,7 @@ export class PolicyService {
       if (input.allow_list !== undefined) p.allowList = input.allow_list;
       if (input.deny_list !== undefined) p.denyList = input.deny_list;
       if (input.custom_detectors !== undefined) p.customDetectors = input.custom_detectors;
+      if (input.pii_regions !== undefined) p.piiRegions = input.pii_regions;
       if (input.rate_limits !== undefined) p.rateLimits = mergeRateLimits(p.rateLimits, input.rate_limits);
       p.updatedAt = new Date(); // changes the policy version even when only JSON columns changed
       return m.save(p);
@@ -134,6 +136,7 @@ export class PolicyService {
         allowList: p.allowList,
         denyList: p.denyList,
         customDetectors: p.customDetectors,
+        piiRegions: p.piiRegions,
         rateLimits: p.rateLimits,
       });
       return m.save(copy);

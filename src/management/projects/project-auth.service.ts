@@ -36,6 +36,7 @@ interface Row {
   allow_list: MatchList | null;
   deny_list: MatchList | null;
   custom_detectors: CustomDetector[] | null;
+  pii_regions: string[] | null;
   rate_limits: Partial<RateLimits> | null;
   policy_updated_at: Date | string | null;
 }
@@ -45,7 +46,7 @@ const LOOKUP_SQL = `
   SELECT p.id AS project_id, p.organization_id, p.name AS project_name, p.key_hash, p.key_prefix, p.is_active,
          p.policy_id AS assigned_policy_id,
          pol.id AS policy_id, pol.name AS policy_name, pol.policy_mode, pol.input_detectors, pol.output_detectors,
-         pol.allow_list, pol.deny_list, pol.custom_detectors, pol.rate_limits, pol.updated_at AS policy_updated_at
+         pol.allow_list, pol.deny_list, pol.custom_detectors, pol.pii_regions, pol.rate_limits, pol.updated_at AS policy_updated_at
     FROM projects p
     LEFT JOIN policies pol
       ON pol.organization_id = p.organization_id
@@ -181,6 +182,7 @@ function toContext(row: Row): AuthContext {
         allowList: row.allow_list ?? { entries: [], match_type: 'contains' },
         denyList: row.deny_list ?? { entries: [], match_type: 'contains' },
         customDetectors: row.custom_detectors ?? [],
+        ...(row.pii_regions && row.pii_regions.length > 0 ? { piiRegions: row.pii_regions } : {}),
       },
       rateLimits: { ...DEFAULT_RATE_LIMITS, ...(row.rate_limits ?? {}) },
     },

@@ -33,6 +33,10 @@ export class PolicyEntity {
   @Column({ name: 'custom_detectors', type: 'jsonb' })
   customDetectors!: CustomDetector[];
 
+  /** ISO 3166-1 alpha-2 codes (pii_regions); the column default is DEFAULT_PII_REGIONS (migration 1764100000000). */
+  @Column({ name: 'pii_regions', type: 'jsonb' })
+  piiRegions!: string[];
+
   @Column({ name: 'rate_limits', type: 'jsonb' })
   rateLimits!: RateLimits;
 

@@ -67,6 +67,7 @@ describe('shared/proto', () => {
       allow_list: null,
       deny_list: null,
       custom_detectors: [],
+    pii_regions: [],
     };
     const request: ProtoDetectRequest = { text: '', direction: 'DIRECTION_INPUT', config: null, fail_mode: 'FAIL_MODE_OPEN', detector_timeout_ms: 0 };
     const category: ProtoCategory = { type: '', confidence: 0, action: 'ACTION_LOG' };

@@ -15,6 +15,7 @@ function config(overrides: Partial<ProtoDetectorConfig> = {}): ProtoDetectorConf
     allow_list: null,
     deny_list: null,
     custom_detectors: [],
+    pii_regions: [],
     ...overrides,
   };
 }

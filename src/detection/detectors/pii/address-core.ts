@@ -14,6 +14,7 @@ import {
   STRONG_SUFFIX_SET,
   WEAK_SUFFIX_SET,
 } from './address-patterns';
+import { japaneseCore } from './address-intl';
 
 /**
  * Address cores, anchored on a digit run (every address form has one: house number, PO box number or
@@ -21,7 +22,7 @@ import {
  * scans and Set lookups: constant work per digit run, linear overall, no regex backtracking.
  */
 
-export type CoreKind = 'us' | 'eu' | 'po' | 'csz';
+export type CoreKind = 'us' | 'eu' | 'po' | 'csz' | 'jp';
 
 export interface Core {
   kind: CoreKind;
@@ -44,6 +45,10 @@ const YEAR_PREPOSITIONS = new Set(['in', 'since', 'until', 'till', 'by', 'of', '
 const LETTER = /\p{L}/u;
 const CAPITALISED = /^[\p{Lu}\d]/u;
 const UPPER_FIRST = /^\p{Lu}/u;
+/** EU_COMPOUND_ENDINGS as one anchored alternation (longest first): one test per word instead of one per ending. */
+const COMPOUND_ENDING = new RegExp(
+  `(?:${[...new Set(EU_COMPOUND_ENDINGS)].sort((a, b) => b.length - a.length).map((e) => e.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|')})$`,
+);
 
 function isWordChar(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
@@ -93,7 +98,10 @@ const bare = (w: string) => w.replace(/\.+$/, '').toLowerCase();
 
 /** The core (if any) that this digit run [ds, de) anchors. Cheap character checks run before any finder. */
 export function coreAt(text: string, ds: number, de: number): Core | null {
-  if (ds > 0 && isWordChar(text, ds - 1) && text[ds - 1] !== '-' && text[ds - 1] !== "'") return null;
+  if (ds > 0 && isWordChar(text, ds - 1) && text[ds - 1] !== '-' && text[ds - 1] !== "'") {
+    // "梅田3丁目": a Japanese block number is glued to the kanji of its place.
+    return text.charCodeAt(ds - 1) >= 0x3400 ? japaneseCore(text, ds, de) : null;
+  }
   const after = text.charCodeAt(de);
   const before = ds > 0 ? text.charCodeAt(ds - 1) : -1;
   const spaceAfter = after === 0x20 || after === 0x09;
@@ -106,6 +114,7 @@ export function coreAt(text: string, ds: number, de: number): Core | null {
   if (!core && (spaceBefore || before === 0x2c) && text.charCodeAt(ds - 2) === 0x2c) core = romanceCore(text, ds, de);
   if (!core && mayFollowPoBox(text, ds)) core = poBoxCore(text, ds, de);
   if (!core && de - ds === 5 && spaceBefore) core = cityStateZipCore(text, ds, de);
+  if (!core && (before === 0x3012 || before > 0x2fff || spaceBefore)) core = japaneseCore(text, ds, de);
   return core;
 }
 
@@ -179,7 +188,9 @@ function frenchCore(text: string, ds: number, de: number): Core | null {
   const t = type.text.toLowerCase();
   let i = 1;
   if (FR_TYPES_WITH_PARTICLE.has(t)) {
-    if (!words[1] || !FR_PARTICLES.has(words[1].text.toLowerCase())) return null;
+    // "avenue de la Gare", "avenue d'Italie", "avenue Jean Jaurès"; not "5 avenue options".
+    const next = words[1]?.text ?? '';
+    if (!FR_PARTICLES.has(next.toLowerCase()) && !/^[dl]['’]\p{Lu}/u.test(next) && !UPPER_FIRST.test(next)) return null;
   } else if (!FR_TYPES.has(t)) return null;
   let end = -1;
   for (; i < words.length; i++) {
@@ -200,7 +211,8 @@ function euNameFirstCore(text: string, ds: number, de: number): Core | null {
   if (!w1) return null;
   const lower = w1.text.toLowerCase();
   const end = houseNumberEnd(text, de);
-  if (UPPER_FIRST.test(w1.text) && EU_COMPOUND_ENDINGS.some((s) => lower.endsWith(s) && lower.length > s.length + 1)) {
+  const ending = UPPER_FIRST.test(w1.text) ? COMPOUND_ENDING.exec(lower) : null;
+  if (ending && lower.length > ending[0].length + 1) {
     return yearLike(text.slice(ds, de)) ? null : { kind: 'eu', start: w1.start, end, base: 0.5 };
   }
   if (EU_SEPARATE_WORDS.has(w1.text) && w0 && UPPER_FIRST.test(w0.text)) return { kind: 'eu', start: w0.start, end, base: 0.5 };
@@ -256,8 +268,13 @@ function isHouseNumberTail(text: string, de: number): boolean {
   return LETTER.test(text.charAt(de)) && !isWordChar(text, de + 1);
 }
 
+/** "12a", and the Dutch floor / part additions "586 I", "12-II", "7 hs". */
+const NUMBER_ADDITION = /[ -](?:I{1,3}|IV|hs|bis|ter)(?![\p{L}\p{N}])/uy;
+
 function houseNumberEnd(text: string, de: number): number {
-  return LETTER.test(text.charAt(de)) && !isWordChar(text, de + 1) ? de + 1 : de;
+  if (LETTER.test(text.charAt(de)) && !isWordChar(text, de + 1)) return de + 1;
+  NUMBER_ADDITION.lastIndex = de;
+  return NUMBER_ADDITION.test(text) ? NUMBER_ADDITION.lastIndex : de;
 }
 
 export function yearLike(number: string): boolean {

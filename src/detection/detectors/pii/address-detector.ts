@@ -1,6 +1,7 @@
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
 import { textIndexOf } from '../../text-index';
 import { coreAt, type Core } from './address-core';
+import { streetLineCandidates } from './address-intl';
 import { ADDRESS_CONTEXT, CONTEXT_WINDOW, STATE_CODES, STATE_NAMES, TAIL, TAIL_WINDOW } from './address-patterns';
 
 /**
@@ -49,8 +50,8 @@ export class AddressDetector implements Detector {
       if (end <= resume) continue;
       const start = Math.max(runs[r] as number, resume);
       const core = coreAt(text, start, end);
-      if (!core || core.start < lastEnd) continue;
-      const finding = scoreAddress(text, core);
+      const finding = core ? (core.start < lastEnd ? undefined : scoreAddress(text, core)) : postcodeAnchored(text, start, end, lastEnd);
+      if (!finding) continue;
       findings.push(finding);
       lastEnd = finding.end;
       if (finding.end > end) resume = finding.end;
@@ -59,11 +60,45 @@ export class AddressDetector implements Detector {
   }
 }
 
-function scoreAddress(text: string, core: Core): DetectorFinding {
+/**
+ * A street line of capitalised words around the number whose street type no pattern knows, kept only
+ * when a postcode and a city follow it (address-intl.ts): scored like a core with that tail.
+ */
+function postcodeAnchored(text: string, ds: number, de: number, lastEnd: number): DetectorFinding | undefined {
+  // Cheap gate: a house number stands between blanks / a comma ("27 Kingsley", "Olivia, 16,", "736b, ").
+  const after = text.charCodeAt(de);
+  const before = text.charCodeAt(ds - 1);
+  if (before !== 0x20 && before !== 0x09) return undefined;
+  if (after !== 0x20 && after !== 0x2c && !(after >= 0x61 && after <= 0x7a) && after !== 0x2d) return undefined;
+  // …and a street name beside it: a capitalised word after it, or a word (of letters) before it.
+  let b = ds - 1;
+  while (b > 0 && (text.charCodeAt(b) === 0x20 || text.charCodeAt(b) === 0x2c)) b--;
+  const nameBefore = LETTER_AT.test(text.charAt(b));
+  const nameAfter = UPPER_AT.test(text.charAt(de + 1)) || UPPER_AT.test(text.charAt(de + 2)) || UPPER_AT.test(text.charAt(de + 3));
+  if (!nameBefore && !nameAfter) return undefined;
+  for (const line of streetLineCandidates(text, ds, de)) {
+    if (line.start < lastEnd) continue;
+    POSTCODE_AHEAD.lastIndex = line.end;
+    if (!POSTCODE_AHEAD.test(text)) continue;
+    const tail = readTail(text, line.end);
+    if (!(tail.euPostcode || tail.ukPostcode || (tail.zip && tail.state && tail.city))) continue;
+    const finding = scoreAddress(text, line, tail);
+    if (finding.confidence >= 0.75) return finding;
+  }
+  return undefined;
+}
+
+const LETTER_AT = /^\p{L}$/u;
+const UPPER_AT = /^\p{Lu}$/u;
+
+/** What follows a street line before its postcode: a separator, then a digit or a capital (town, postcode). */
+const POSTCODE_AHEAD = /(?:[ \t]*,[ \t]*|[ \t]+)[\p{Lu}0-9]/uy;
+
+function scoreAddress(text: string, core: Core, knownTail?: Tail): DetectorFinding {
   let score = core.base;
   let end = core.end;
-  if (core.kind !== 'csz') {
-    const tail = readTail(text, core.end);
+  if (core.kind !== 'csz' && core.kind !== 'jp') {
+    const tail = knownTail ?? readTail(text, core.end);
     end = core.end + tail.length;
     score = scoreParts(core, tail);
   }

@@ -14,6 +14,9 @@ const STRONG_SUFFIXES = [
   'Cir', 'Square', 'Sq', 'Trail', 'Trl', 'Plaza', 'Plz', 'Alley', 'Aly', 'Crescent', 'Cres', 'Gardens',
   'Gdns', 'Mews', 'Turnpike', 'Tpke', 'Expressway', 'Expy', 'Freeway', 'Fwy', 'Causeway', 'Esplanade',
   'Embankment', 'Boulevarde', 'Way',
+  // More USPS street suffixes (Publication 28, appendix C1) and UK street types, rarely everyday words.
+  'Trafficway', 'Trfy', 'Lndg', 'Ft', 'Mls', 'Cswy', 'Crse', 'Xrd', 'Crossroad', 'Estates', 'Ests', 'Rdg',
+  'Underpass', 'Upas', 'Overpass', 'Opas', 'Viaduct', 'Spgs', 'Shrs', 'Byp', 'Bypass', 'Wynd', 'Drove',
 ];
 /** Suffixes that are also everyday words ("Run", "Park", "Loop"): only counted when capitalised. */
 const WEAK_SUFFIXES = [
@@ -21,6 +24,18 @@ const WEAK_SUFFIXES = [
   'Point', 'Pt', 'Ridge', 'Crossing', 'Xing', 'Path', 'Pass', 'Cove', 'Cv', 'Creek', 'Heights', 'Hts',
   'View', 'Vista', 'Manor', 'Bend', 'Park', 'Commons', 'Center', 'Ctr', 'Quay', 'Wharf', 'Hollow', 'Gate',
   'Yard', 'Broadway',
+  'Fort', 'Landing', 'Mills', 'Mill', 'Camp', 'Course', 'Springs', 'Shores', 'Harbor', 'Harbour', 'Port',
+  'Station', 'Summit', 'Valley', 'Village', 'Ville', 'Junction', 'Knoll', 'Knolls', 'Meadows', 'Orchard',
+  'Prairie', 'Ranch', 'Rest', 'Spur', 'Stream', 'Track', 'Trace', 'Tunnel', 'Union', 'Well', 'Wells',
+  'Lea', 'Wood', 'Woods', 'Rise', 'Vale', 'Chase', 'Croft', 'Fold', 'Brow', 'Side', 'Meadow', 'End',
+  'Field', 'Fields', 'Glen', 'Dale', 'Bank', 'Hills', 'Island', 'Isle', 'Lake', 'Lakes', 'Light', 'Lock',
+  'Loaf', 'Oval', 'Pines', 'Plains', 'Radial', 'Ramp', 'Rapids', 'Ridges', 'Shoal', 'Skyway', 'Square',
+  'Squares', 'Streets', 'Throughway', 'Turn', 'Villages', 'Ways', 'Extension', 'Ext', 'Forge', 'Forges',
+  'Ford', 'Fords', 'Forest', 'Garden', 'Burg', 'Burgs', 'Bluff', 'Bluffs', 'Bottom', 'Branch', 'Bridge',
+  'Brook', 'Brooks', 'Canyon', 'Cape', 'Cliff', 'Cliffs', 'Club', 'Common', 'Corner', 'Corners', 'Crest',
+  'Curve', 'Dam', 'Divide', 'Estate', 'Falls', 'Ferry', 'Flat', 'Flats', 'Freeway', 'Gateway', 'Haven',
+  'Inlet', 'Key', 'Keys', 'Lodge', 'Mall', 'Mission', 'Motorway', 'Mount', 'Mountain', 'Neck', 'Pine',
+  'Plain', 'Points', 'Ports', 'Shore', 'Spring', 'Stravenue', 'Sumit', 'Underpass', 'Walks', 'Motorway',
 ];
 
 export const STRONG_SUFFIX_SET: ReadonlySet<string> = new Set(STRONG_SUFFIXES.map((s) => s.toLowerCase()));
@@ -51,6 +66,9 @@ export const DIRECTIONALS: ReadonlySet<string> = new Set([
 export const EU_COMPOUND_ENDINGS: readonly string[] = [
   'straße', 'strasse', 'str.', 'weg', 'gasse', 'platz', 'allee', 'chaussee', 'gracht', 'straat', 'laan',
   'plein', 'kade', 'steeg', 'vej', 'gade', 'gatan', 'vägen', 'veien', 'torget', '-ring', '-damm', '-ufer',
+  // Dutch and more German street words
+  'dijk', 'singel', 'hof', 'plantsoen', 'pad', 'dreef', 'markt', 'baan', 'wal', 'erf', 'burgwal', 'dam',
+  'damm', 'ring', 'ufer', 'steig', 'pfad', 'stieg', 'graben', 'zeile', 'chaussee', 'promenade', 'markt',
 ];
 /** The same street words written as a separate capitalised word ("Berliner Straße 12"). */
 export const EU_SEPARATE_WORDS: ReadonlySet<string> = new Set([
@@ -58,13 +76,22 @@ export const EU_SEPARATE_WORDS: ReadonlySet<string> = new Set([
   'Plein', 'Kade', 'Gracht',
 ]);
 /** French street types after the number ("12 rue de la Paix"); avenue/place/route need a particle. */
-export const FR_TYPES: ReadonlySet<string> = new Set(['rue', 'boulevard', 'bd', 'chemin', 'allée', 'allee', 'impasse', 'quai', 'cours']);
+export const FR_TYPES: ReadonlySet<string> = new Set([
+  'rue', 'boulevard', 'bd', 'chemin', 'allée', 'allee', 'impasse', 'quai', 'cours', 'voie', 'passage', 'sentier',
+  'faubourg', 'square', 'ruelle', 'venelle', 'esplanade', 'promenade', 'parvis', 'rond-point', 'montée', 'traverse',
+]);
 export const FR_TYPES_WITH_PARTICLE: ReadonlySet<string> = new Set(['avenue', 'place', 'route']);
 export const FR_PARTICLES: ReadonlySet<string> = new Set(['de', 'du', 'des', 'la', 'le', 'les', "d'", "l'", 'sur', 'en', 'aux', 'au', 'et']);
 /** Spanish / Italian / Portuguese street types before the name ("Calle Mayor 10", "Via Roma 12"). */
 export const ROMANCE_TYPES: ReadonlySet<string> = new Set([
   'Calle', 'Avenida', 'Avda.', 'Paseo', 'Plaza', 'Carrer', 'Via', 'Viale', 'Piazza', 'Corso', 'Largo', 'Rua',
   'Travessa', 'Praça',
+  // Spanish
+  'Camino', 'Carretera', 'Ronda', 'Travesía', 'Glorieta', 'Pasaje', 'Callejón', 'Calleja', 'Costanilla', 'Urbanización',
+  'Muelle', 'Prolongación', 'Rambla', 'Cuesta', 'Bajada', 'Subida', 'Vía', 'Polígono', 'Partida', 'Poblado', 'Alameda',
+  // Italian
+  'Piazzale', 'Vicolo', 'Strada', 'Contrada', 'Borgo', 'Rotonda', 'Incrocio', 'Salita', 'Lungomare', 'Lungotevere',
+  'Località', 'Frazione', 'Traversa', 'Vico', 'Galleria', 'Circonvallazione', 'Stradone', 'Calle',
 ]);
 export const ROMANCE_PARTICLES: ReadonlySet<string> = new Set(['de', 'del', 'della', 'di', 'da', 'do', 'dos', 'la']);
 

@@ -13,7 +13,7 @@ import {
 } from './signals';
 
 /**
- * pii/credit_card: payment card numbers (PANs), 13 to 19 digits.
+ * pii/credit_card: payment card numbers (PANs), 13 to 19 digits; 12 for Maestro.
  *
  * Candidates: runs of digit groups joined by separators (one or two spaces/tabs; a hyphen, dot or dash
  * with optional spaces; a line break), so "4111 1111-1111 1111", "4111.1111.1111.1111" and the
@@ -44,7 +44,7 @@ import {
  * purpose: card-shaped data flowing through the gateway is what a security team wants to see, but a
  * published test number is not a leak by itself, so it fires at L2 only with a payment context word and
  * at L3/L4 always. A number counts as a test number when it is in TEST_NUMBERS or when its account
- * digits (after the 6-digit IIN, before the check digit) use at most two distinct digits.
+ * digits (after the 6-digit IIN, before the check digit; 7 or more of them) use at most two distinct digits.
  */
 
 export const CARD_CONFIDENCE = {
@@ -79,6 +79,10 @@ const NETWORKS: readonly Network[] = [
   { name: 'discover', digits: 2, from: 65, to: 65, lengths: L16_19 },
   { name: 'discover', digits: 6, from: 622126, to: 622925, lengths: L16_19 },
   { name: 'jcb', digits: 4, from: 3528, to: 3589, lengths: L16_19 },
+  // JCB's 15-digit ranges (still issued in Japan): without them a Luhn-valid JCB scored as an unknown
+  // prefix (0.45 with a context word, under L2).
+  { name: 'jcb', digits: 4, from: 2131, to: 2131, lengths: [15] },
+  { name: 'jcb', digits: 4, from: 1800, to: 1800, lengths: [15] },
   { name: 'diners', digits: 3, from: 300, to: 305, lengths: [14, 15, 16, 17, 18, 19] },
   { name: 'diners', digits: 4, from: 3095, to: 3095, lengths: [14, 15, 16, 17, 18, 19] },
   { name: 'diners', digits: 2, from: 36, to: 36, lengths: [14, 15, 16, 17, 18, 19] },
@@ -88,13 +92,14 @@ const NETWORKS: readonly Network[] = [
   { name: 'rupay', digits: 2, from: 60, to: 60, lengths: [16] },
   { name: 'rupay', digits: 3, from: 508, to: 508, lengths: [16] },
   { name: 'troy', digits: 4, from: 9792, to: 9792, lengths: [16] },
-  // Maestro: only its dedicated prefixes (the old 50/56-69 "anything" rule would accept most numbers).
+  // Maestro: only its dedicated prefixes (the old 50/56-69 "anything" rule would accept most numbers);
+  // 12 to 19 digits (ISO/IEC 7812; 12-digit Maestro cards exist). The only network taking 12 digits.
   ...[5018, 5020, 5038, 5893, 6304, 6759, 6761, 6762, 6763].map((p) => ({
     name: 'maestro',
     digits: 4,
     from: p,
     to: p,
-    lengths: [13, 14, 15, 16, 17, 18, 19],
+    lengths: [12, 13, 14, 15, 16, 17, 18, 19],
   })),
 ];
 
@@ -117,6 +122,9 @@ const CONTEXT = new ContextWords([
   'card', 'cards', 'credit', 'debit', 'visa', 'mastercard', 'master card', 'amex', 'american express',
   'discover', 'jcb', 'diners', 'unionpay', 'maestro', 'cc', 'ccn', 'cc#', 'cvv', 'cvv2', 'cvc', 'csc',
   'exp', 'expiry', 'expires', 'expiration', 'payment', 'pan', 'billing', 'checkout', 'cardholder',
+  // de, fr, es, it, nl, pt, ja
+  'kreditkarte', 'karte', 'karteninhaber', 'girocard', 'ec-karte', 'carte', 'carte bancaire', 'carte bleue',
+  'tarjeta', 'carta', 'carta di credito', 'creditcard', 'pinpas', 'bankpas', 'cartão', 'クレジットカード', 'カード',
 ]);
 
 // Runs of at least 13 digits joined by: one or two spaces/tabs; a hyphen, dot, dash or minus with up to
@@ -125,9 +133,11 @@ const CONTEXT = new ContextWords([
 // a digit group.
 const SEP = '(?:[ \\t]{1,2}|[ \\t]{0,2}[\\-.\u2010-\u2015\u2212][ \\t]{0,2}|[ \\t]{0,2}\\r?\\n[ \\t]{0,2})';
 // Sticky: run at digit-run starts only (text-index.ts), where every match begins.
-const RUN = new RegExp(`(?<![0-9])[0-9](?:${SEP}?[0-9]){12,}`, 'y');
+const RUN = new RegExp(`(?<![0-9])[0-9](?:${SEP}?[0-9]){11,}`, 'y');
 
-const MIN_DIGITS = 13;
+/** Shortest PAN: 12 (Maestro only; a 12-digit window is only reported for a network that takes 12). */
+const MIN_DIGITS = 12;
+const MIN_UNKNOWN_DIGITS = 13;
 const MAX_DIGITS = 19;
 /** Per run, at most this many scored windows are kept for the overlap choice (bounds memory on digit walls). */
 const MAX_WINDOWS_PER_RUN = 4 * MAX_FINDINGS;
@@ -172,7 +182,8 @@ function networkOf(rules: readonly PreparedNetwork[], prefix6: number, length: n
 export function isTestCardNumber(digits: string): boolean {
   if (TEST_NUMBERS.has(digits)) return true;
   const account = digits.slice(6, -1);
-  return new Set(account).size <= 2;
+  // Short account parts (a 12-digit Maestro has 5 digits) use two distinct digits often by chance.
+  return account.length >= 7 && new Set(account).size <= 2;
 }
 
 /**
@@ -299,7 +310,7 @@ function bestWindows(text: string, groups: readonly DigitGroup[], ticker: AbortT
       const grouping = layout.grouping();
       // Cheap evidence first: an unknown prefix without context scores only in a card-like layout, so
       // most windows of long digit tables (embeddings, measurements) are dropped before the checksum.
-      if (!network && !near && grouping !== 'grouped') continue;
+      if (!network && ((!near && grouping !== 'grouped') || length < MIN_UNKNOWN_DIGITS)) continue;
       const digits = runDigits.slice(from, from + length);
       if (!luhnValid(digits)) continue;
       const confidence = scoreWindow({ digits, grouping, context: near, network });

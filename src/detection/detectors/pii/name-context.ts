@@ -1,3 +1,4 @@
+import { FR_TYPES, FR_TYPES_WITH_PARTICLE, ROMANCE_TYPES } from './address-patterns';
 import { isAsciiLetter } from './signals';
 
 /**
@@ -21,6 +22,10 @@ const TITLES = new Set([
   'mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'professor', 'sir', 'madam', 'dame', 'lady', 'lord',
   'rev', 'reverend', 'capt', 'captain', 'sgt', 'sergeant', 'officer', 'judge', 'senator', 'herr', 'frau',
   'señor', 'señora', 'senor', 'senora', 'monsieur', 'madame', 'mme', 'mlle', 'detective', 'nurse', 'coach',
+  // de, fr, es, it, nl, pt
+  'herrn', 'dr', 'm', 'sr', 'sra', 'srta', 'don', 'doña', 'dona', 'sig', 'signor', 'signora', 'signorina',
+  'dott', 'dottore', 'dottoressa', 'ing', 'avv', 'geom', 'dhr', 'mevr', 'mevrouw', 'meneer', 'heer', 'mw',
+  'sra', 'senhor', 'senhora', 'prof', 'profa',
 ]);
 
 /** Phrases (lower case, compared against the end of the preceding text) and their strength. */
@@ -33,7 +38,7 @@ const BEFORE: ReadonlyArray<readonly [string, ContextLevel]> = [
   ['next of kin', 'strong'], ['applicant', 'strong'], ['applicant:', 'strong'], ['candidate:', 'strong'],
   ['tenant:', 'strong'], ['beneficiary:', 'strong'], ['call me', 'naming'], ['legal name', 'naming'],
   ['full name', 'naming'], ['insured:', 'strong'], ['cardholder', 'strong'], ['cardholder:', 'strong'],
-  ['account holder', 'strong'], ['account holder:', 'strong'], ['policyholder', 'strong'],
+  ['account holder', 'naming'], ['account holder:', 'naming'], ['policyholder', 'strong'],
   ['hi', 'medium'], ['hello', 'medium'], ['hey', 'medium'], ['thanks', 'medium'], ['thank you', 'medium'],
   ["i'm", 'medium'], ['i am', 'medium'], ['this is', 'medium'], ['contact', 'medium'], ['contact:', 'medium'],
   ['customer', 'medium'], ['customer:', 'medium'], ['client', 'medium'], ['client:', 'medium'],
@@ -48,7 +53,27 @@ const BEFORE: ReadonlyArray<readonly [string, ContextLevel]> = [
   ['my girlfriend', 'medium'], ['my boyfriend', 'medium'], ['my fiancé', 'medium'], ['my fiance', 'medium'],
   ['colleague', 'medium'], ['coworker', 'medium'], ['ceo', 'medium'], ['cto', 'medium'], ['cfo', 'medium'],
   ['actor', 'medium'], ['actress', 'medium'], ['singer', 'medium'], ['author', 'medium'], ['writer', 'medium'],
-  ['president', 'medium'], ['with', 'weak'], ['by', 'weak'], ['ask', 'weak'], ['tell', 'weak'],
+  ['president', 'medium'],
+  // de
+  ['mein name ist', 'naming'], ['ich heiße', 'naming'], ['ich heisse', 'naming'], ['sehr geehrte', 'strong'],
+  ['sehr geehrter', 'strong'], ['liebe', 'strong'], ['lieber', 'strong'], ['kontoinhaber', 'naming'],
+  ['kontoinhaberin', 'naming'], ['kontoinhaber:', 'naming'], ['hier ist', 'medium'], ['ich bin', 'medium'],
+  ['hallo', 'medium'], ['kollege', 'medium'], ['kollegin', 'medium'], ['an', 'weak'], ['für', 'weak'], ['mit', 'weak'], ['von', 'weak'],
+  // fr
+  ["je m'appelle", 'naming'], ['je m’appelle', 'naming'], ['au nom de', 'naming'], ['cher', 'strong'],
+  ['chère', 'strong'], ['je suis', 'medium'], ['bonjour', 'medium'], ['chez', 'medium'], ['à', 'weak'], ['pour', 'weak'], ['avec', 'weak'],
+  // es
+  ['me llamo', 'naming'], ['mi nombre es', 'naming'], ['a nombre de', 'naming'], ['estimado', 'strong'],
+  ['estimada', 'strong'], ['titular', 'naming'], ['soy', 'medium'], ['hola', 'medium'], ['para', 'weak'], ['con', 'weak'],
+  // it
+  ['mi chiamo', 'naming'], ['intestato a', 'naming'], ['intestata a', 'naming'], ['gentile', 'strong'],
+  ['caro', 'strong'], ['cara', 'strong'], ['sono', 'medium'], ['buongiorno', 'medium'], ['ciao', 'medium'], ['per', 'weak'],
+  // nl
+  ['mijn naam is', 'naming'], ['ik heet', 'naming'], ['ten name van', 'naming'], ['geachte', 'strong'],
+  ['beste', 'medium'], ['ik ben', 'medium'], ['met', 'medium'], ['voor', 'weak'], ['aan', 'weak'], ['naar', 'weak'],
+  // pt
+  ['meu nome é', 'naming'], ['sou', 'medium'], ['olá', 'medium'],
+  ['with', 'weak'], ['by', 'weak'], ['ask', 'weak'], ['tell', 'weak'],
   ['meet', 'weak'], ['and', 'weak'], ['from', 'weak'], ['to', 'weak'], ['for', 'weak'], ['cc', 'weak'],
 ];
 
@@ -189,4 +214,35 @@ const AFTER_MEDIUM = /^(?:,?[ \t]+(?:jr|sr|ii|iii|iv|md|phd|esq|dds|rn|cpa|mba)\
 /** Context after the name: suffixes ("Jr.", ", MD") and reporting verbs ("said", "wrote"). */
 export function contextAfter(text: string, end: number): ContextLevel {
   return AFTER_MEDIUM.test(text.slice(end, end + 24)) ? 'medium' : 'none';
+}
+
+/** True when the word before `start` is a street type ("Passage Pierre Charron", "Calleja Agustín Sisneros"). */
+export function afterStreetType(text: string, start: number): boolean {
+  const m = /(\p{L}+\.?)[ \t]+$/u.exec(text.slice(Math.max(0, start - 24), start));
+  if (!m) return false;
+  const word = m[1] as string;
+  const lower = word.toLowerCase();
+  return ROMANCE_TYPES.has(word) || FR_TYPES.has(lower) || FR_TYPES_WITH_PARTICLE.has(lower);
+}
+
+/** True when a house number ("872 ", "221B ") stands right before `start`: the words name a street. */
+export function afterHouseNumber(text: string, start: number): boolean {
+  let i = start - 1;
+  if (text.charCodeAt(i) !== 0x20) return false;
+  i--;
+  if (/[A-Za-z]/.test(text.charAt(i)) && /[0-9]/.test(text.charAt(i - 1))) i--; // 221B
+  return /[0-9]/.test(text.charAt(i));
+}
+
+/** True when a house number and a comma follow the name ("Pescher Busch 23b, 00659 …"): a street name. */
+export function beforeHouseNumber(text: string, end: number): boolean {
+  return /^ [0-9]{1,4}[a-z]?(?: I{1,3})?,/.test(text.slice(end, end + 12));
+}
+
+/**
+ * A capitalised word that is itself a context phrase (German nouns: "Kontoinhaber", "Kollegin"; "Tenant",
+ * "Customer" in title case) opens a run of capitalised words before the name: it is context, not a name.
+ */
+export function isContextWord(lower: string): boolean {
+  return (BY_LAST_WORD.get(lower) ?? []).some(([phrase, level]) => phrase === lower && RANK[level] >= RANK.medium);
 }

@@ -1,16 +1,22 @@
 import { FIRST_NAME_LIST } from './lexicons/first-names';
 import { LAST_NAME_LIST } from './lexicons/last-names';
+import { GENERATED_GIVEN_NAMES, GENERATED_SURNAMES } from './lexicons/generated-names';
 import { NAME_PARTICLES } from './lexicons/name-words';
 
-/** The name lexicons of pii/name, loaded once at module load into lower-case Sets. */
+/**
+ * The name lexicons of pii/name, loaded once at module load into lower-case Sets: the hand-written lists
+ * (lexicons/first-names.ts, last-names.ts) and the generated ones (lexicons/generated-names.ts, built by
+ * src/tools/build-name-lexicon.ts from gender-detection-from-name and the US Census surnames).
+ */
 
-const FIRST = new Set(FIRST_NAME_LIST);
-const LAST = new Set(LAST_NAME_LIST.filter((n) => !NAME_PARTICLES.has(n)));
+const words = (s: string) => s.split(/\s+/).filter((w) => w.length > 0);
+const FIRST = new Set([...FIRST_NAME_LIST, ...words(GENERATED_GIVEN_NAMES)]);
+const LAST = new Set([...LAST_NAME_LIST, ...words(GENERATED_SURNAMES)].filter((n) => !NAME_PARTICLES.has(n)));
 
 const FOLD: Readonly<Record<string, string>> = { ł: 'l', ø: 'o', đ: 'd', ß: 'ss', æ: 'ae', œ: 'oe', ı: 'i' };
 
 /** "Łukasz" → "lukasz", "José" → "jose": the lexicons are written without diacritics. */
-function fold(key: string): string {
+export function fold(key: string): string {
   if (!/[^\x00-\x7f]/.test(key)) return key;
   return key
     .normalize('NFD')

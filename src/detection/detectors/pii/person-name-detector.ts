@@ -2,11 +2,15 @@ import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
 import { isAscii } from '../../normalize/unicode';
 import { AMBIGUOUS_NAMES, NAME_PARTICLES, NON_NAME_WORDS, ORG_NAME_PAIRS, ORG_PLACE_WORDS } from './lexicons/name-words';
 import { isFirst, isLast } from './name-lexicon';
-import { contextAfter, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
+import { ROMANCE_TYPES } from './address-patterns';
+import { afterHouseNumber, afterStreetType, beforeHouseNumber, contextAfter, isContextWord, contextBefore, mayHaveStrongContext, stronger, type ContextLevel } from './name-context';
+import { HAS_JAPANESE, japaneseNames } from './name-japanese';
+import { lowercaseAfterStrongContext } from './name-lowercase';
 
 /**
- * pii/name: personal names, from first/last-name lexicons (lexicons/*.ts, ~2,100 given names and ~2,000
- * surnames, loaded once into Sets), capitalisation and context.
+ * pii/name: personal names, from first/last-name lexicons (lexicons/*.ts: 13,630 given names and 12,721
+ * surnames, hand-written and generated, loaded once into Sets; name-lexicon.ts), capitalisation and
+ * context in seven languages (name-context.ts); Japanese names in name-japanese.ts.
  *
  * One linear pass tokenises the text: only words that start with an upper-case letter become tokens;
  * lower-case words are skipped whole (a name particle such as "van" may sit between two capitalised
@@ -16,7 +20,10 @@ import { contextAfter, contextBefore, mayHaveStrongContext, stronger, type Conte
  *
  * Confidence (see scoreRun):
  *   first + last name both in the lexicons                       0.80  (0.75 if one is an everyday word)
- *   first name + unknown capitalised surname                      0.60
+ *   first name + unknown capitalised surname                      0.75  (0.60 if the first name is an
+ *                                                                        everyday word or the surname ends
+ *                                                                        like an English noun: -ing, -tion)
+ *   unknown capitalised word + lexicon surname (or given name)    0.70  (0.60 at a sentence start)
  *   single lexicon name, no context                               0.40  (0.30 at a sentence start; not
  *                                                                        reported when it is an everyday
  *                                                                        word: "Will", "May", "Rose", "Mark")
@@ -121,6 +128,7 @@ export class PersonNameDetector implements Detector {
     capital.lastIndex = 0;
     flush();
     if (findings.length < MAX_FINDINGS) lowercaseAfterStrongContext(text, findings);
+    if (findings.length < MAX_FINDINGS && HAS_JAPANESE.test(text)) japaneseNames(text, findings, MAX_FINDINGS);
     return findings.slice(0, MAX_FINDINGS);
   }
 }
@@ -311,7 +319,11 @@ function settledAlone(text: string, start: number, initial: boolean, info: WordI
   return (initial || !info.lexical) && !mayHaveStrongContext(text, start);
 }
 
+/** Generational and degree suffixes after a name ("Beahan DDS", "Flatley I"): context, not name tokens. */
+const NAME_SUFFIXES = new Set(['jr', 'sr', 'i', 'ii', 'iii', 'iv', 'v', 'md', 'dds', 'phd', 'dvm', 'esq', 'rn', 'cpa', 'mba']);
+
 function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void {
+  while (run.length > 1 && NAME_SUFFIXES.has((run[run.length - 1] as Token).lower)) run.pop();
   while (run.length > 0 && (run[run.length - 1] as Token).particle) run.pop();
   if (run.some((t) => ORG_PLACE_WORDS.has(t.lower))) return;
   // Leading words that are not names ("Dear", "The", "When") are context, not part of the name.
@@ -339,7 +351,19 @@ function scoreRunInto(text: string, run: Token[], out: DetectorFinding[]): void 
     name = name.slice(1);
     atStart = false;
   }
+  // "Kontoinhaber Eda Kunz", "Kollegin Anna Weber": a capitalised noun (German) or any unknown word
+  // before a given name opens the run; it is context, not part of the name.
+  const opensWithNoun = !isFirst(name[0] as Token) && !isLast(name[0] as Token);
+  if (name.length >= 2 && opensWithNoun && (isContextWord((name[0] as Token).lower) || (name.length >= 3 && isFirst(name[1] as Token)))) {
+    name = name.slice(1);
+    atStart = false;
+  }
   if (orgWordFollows(text, (run[run.length - 1] as Token).end)) return;
+  // "872 Jaden Circles", "2597 Carrie Land": after a house number the words name a street; so do they
+  // after a street type ("Passage Pierre Charron", "Calleja Agustín Sisneros", "Via Giuseppe Verdi").
+  const head = name[0] as Token;
+  if (afterHouseNumber(text, head.start) || afterStreetType(text, head.start) || ROMANCE_TYPES.has(text.slice(head.start, head.end))) return;
+  if (beforeHouseNumber(text, (name[name.length - 1] as Token).end)) return;
   const first = name[0] as Token;
   const last = name[name.length - 1] as Token;
   // Without a lexicon name, only a strong context could make this a name: skip the context work when
@@ -379,8 +403,15 @@ export function scoreRun(tokens: Token[], context: ContextLevel, atStart: boolea
   let base: number;
   if (isFirst(first) && isLast(last)) base = 0.8;
   else if ((isFirst(first) || isLast(first)) && (isLast(last) || isFirst(last))) base = 0.7;
-  else if (isFirst(first) && shaped(last)) base = 0.6;
-  else if (shaped(first) && isLast(last)) base = 0.6;
+  // A given name of the (multilingual) lexicon and a capitalised surname the lexicons do not know
+  // ("Hector Pagac", "Giuliana Schieskow"): most surnames of the world are in no list.
+  else if (isFirst(first) && shaped(last)) base = !isAmbiguous(first) && !NOUN_ENDING_NOT_SURNAME.test(last.lower) ? 0.75 : 0.6;
+  // An unknown capitalised word and a surname of the lexicon ("Jacynthe Barton"): a given name no list
+  // holds, unless it opens the sentence ("Visit Parker's …").
+  // (A given name of the lexicon in surname position counts too: "Kiley Nikolaus", "Anne Thomas".)
+  else if (shaped(first) && (isLast(last) || isFirst(last))) base = !atStart && !isAmbiguous(last) ? 0.7 : 0.6;
+  // Two unknown capitalised words right after a title or a naming phrase ("Dr. Sage Weber").
+  else if (context === 'title' || context === 'naming') base = shaped(first) && shaped(last) ? 0.65 : 0;
   else if (RANK_STRONG.has(context)) base = shaped(first) && shaped(last) ? 0.55 : 0;
   else base = 0;
   if (base === 0) return 0;
@@ -395,6 +426,8 @@ export function scoreRun(tokens: Token[], context: ContextLevel, atStart: boolea
 }
 
 /** Endings of English nouns and code type names ("Formatter", "Parser", "Configuration"); unknown names only. */
+/** NOUN_ENDING without -er / -or: surnames end so too (Müller, Schneider, Brandstätter, Taylor). */
+const NOUN_ENDING_NOT_SURNAME = /.{3}(?:ing|tion|sion|ment|ness|able|ible|ize|ise|ity|ism|ware)$/;
 const NOUN_ENDING = /.{3}(?:er|or|ing|tion|sion|ment|ness|able|ible|ize|ise|ity|ism|ist|ware|ers|ors)$/;
 
 function scoreSingle(t: Token, context: ContextLevel, atStart: boolean): number {
@@ -422,55 +455,3 @@ function scoreSingle(t: Token, context: ContextLevel, atStart: boolean): number 
 }
 
 const round = (x: number) => Math.round(x * 100) / 100;
-
-/** A self-introduction in any case, then one or two lower-case words (sticky: tried where INTRO_ANCHOR points). */
-const LOWER_CONTEXT =
-  /\b(my name is|my name's|name:|call me|i am|i'm)([ \t]+)([a-z][a-z'\-]{1,30})(?:([ \t]+)([a-z][a-z'\-]{1,30}))?/iy;
-
-/**
- * The key "m" of every self-introduction LOWER_CONTEXT knows, in any case: "na|m|e", "call |m|e", "i a|m",
- * "i'|m". It opens with that literal, which V8 finds fast, and checks the rest with look-behinds; a whole
- * text scan with LOWER_CONTEXT itself (a case-insensitive alternation) costs about twice as much, and it
- * used to run on every text with a capitalised "I" or "My" in it, that is on almost every real prompt.
- */
-const INTRO_ANCHOR = /m(?:(?<=\bnam)e|(?<=\bcall m)e|(?<=\bi am|\bi'm))/gi;
-/** Where LOWER_CONTEXT can start, back from an anchor's "m": "my na|m|e" and "call |m|e" 5, "i a|m" 3, "na|m|e:" and "i'|m" 2. */
-const INTRO_STARTS = [5, 3, 2] as const;
-
-/**
- * "my name is john smith": lower-case lexicon names right after a self-introduction. The same matches, in
- * the same order, as a global scan with LOWER_CONTEXT: such a match can only start a fixed distance before
- * an anchor, so LOWER_CONTEXT is tried (sticky) at those starts, left to right, each no earlier than the
- * end of the previous match.
- */
-function lowercaseAfterStrongContext(text: string, out: DetectorFinding[]): void {
-  const starts: number[] = [];
-  INTRO_ANCHOR.lastIndex = 0;
-  while (INTRO_ANCHOR.test(text)) {
-    const after = INTRO_ANCHOR.lastIndex;
-    const key = (text.charCodeAt(after - 1) | 0x20) === 0x6d ? after - 1 : after - 2; // "m" or "me"
-    for (const back of INTRO_STARTS) if (key - back >= 0) starts.push(key - back);
-  }
-  INTRO_ANCHOR.lastIndex = 0;
-  if (starts.length === 0) return;
-  starts.sort((a, b) => a - b);
-  let resume = 0;
-  for (const at of starts) {
-    if (at < resume || out.length >= MAX_FINDINGS) continue;
-    LOWER_CONTEXT.lastIndex = at;
-    const m = LOWER_CONTEXT.exec(text);
-    if (!m) continue;
-    resume = at + m[0].length;
-    const intro = m[1] as string;
-    const first = m[3] as string;
-    if (first !== first.toLowerCase() || !isFirst({ lower: first })) continue;
-    const weakIntro = /^i/i.test(intro);
-    if (weakIntro && AMBIGUOUS_NAMES.has(first)) continue;
-    const start = at + intro.length + (m[2] as string).length;
-    const second = m[5];
-    const hasLast = second !== undefined && second === second.toLowerCase() && isLast({ lower: second });
-    const end = hasLast ? resume : start + first.length;
-    out.push({ confidence: hasLast ? 0.9 : weakIntro ? 0.75 : 0.8, start, end });
-  }
-  LOWER_CONTEXT.lastIndex = 0;
-}

@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { getCountrySpecifications, isValidIBAN } from 'ibantools';
-import { findPhoneNumbersInText, parsePhoneNumberFromString, PhoneNumber, type CountryCode } from 'libphonenumber-js';
+import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
 import type { Detector, DetectorFinding, DetectorInput } from '../../detector';
+import { LibraryBudget } from './phone-budget';
+import { insideIban } from './phone-guards';
+import { findNational, fittingPlans, regionPlans, thousandsShaped, type NationalMatch, type RegionPlan } from './phone-national';
 import { DigitRunMatches, textIndexOf } from '../../text-index';
 import {
   AbortTicker,
@@ -57,6 +59,8 @@ export const PHONE_CONFIDENCE = {
   idContextCap: 0.45,
 } as const;
 
+export { MAX_FRUITLESS_CALLS, MAX_LIBRARY_CALLS } from './phone-budget';
+
 const DEFAULT_COUNTRY: CountryCode = 'US';
 const MIN_DIGITS = 7;
 /** Characters of text after a run passed along (time-stamp checks look at ":30" after "2012-01-02 08"). */
@@ -83,6 +87,12 @@ const PHONE_WORDS = new ContextWords([
   'call', 'called', 'calling', 'phone', 'phones', 'telephone', 'tel', 'tel.', 'mobile', 'mob', 'cell',
   'cellphone', 'fax', 'whatsapp', 'sms', 'text me', 'dial', 'ph', 'contact', 'reach me', 'hotline',
   'landline', 'telegram', 'viber', 'voicemail', 'tlf', 'telefon', 'tél', 'handy', 'portable', 'móvil',
+  // de, fr, es, it, nl, pt, ja (compounds listed whole: a word glued to letters does not match)
+  'telefonnummer', 'rufnummer', 'handynummer', 'mobilnummer', 'mobil', 'anrufen', 'erreichbar', 'festnetz',
+  'téléphone', 'telephone', 'numéro', 'appeler', 'appelez', 'appelle', 'joindre', 'joignable', 'mobile',
+  'teléfono', 'telefono', 'número', 'numero', 'llamar', 'llame', 'llámame', 'llamadas', 'celular', 'movil',
+  'cellulare', 'chiamare', 'chiami', 'chiamami', 'chiamateci', 'recapito', 'telefoon', 'telefoonnummer',
+  'mobiel', 'bel', 'bellen', 'nummer', 'ligar', 'contato', '電話', '電話番号', '携帯', '連絡先', 'tel:',
 ]);
 const ID_WORDS = new ContextWords([
   'order', 'invoice', 'ref', 'reference', 'id', 'tracking', 'transaction', 'txn', 'sku', 'serial', 'ticket',
@@ -105,6 +115,7 @@ export class PhoneNumberDetector implements Detector {
     const { text } = input;
     const ticker = new AbortTicker(signal);
     const budget = new LibraryBudget(ticker);
+    const plans = regionPlans(input.piiRegions);
     const findings: DetectorFinding[] = [];
     const matches = new DigitRunMatches(textIndexOf(input), RUN, plusOrParenBefore);
     for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
@@ -113,7 +124,7 @@ export class PhoneNumberDetector implements Detector {
       const end = start + m[0].length;
       matches.from = end;
       if (!runAllowed(text, start, end, m[0])) continue;
-      findings.push(...scanRun({ text, start, end, budget, limit: MAX_FINDINGS - findings.length }));
+      findings.push(...scanRun({ text, start, end, budget, plans, limit: MAX_FINDINGS - findings.length }));
     }
     return dedupe(findings).slice(0, MAX_FINDINGS);
   }
@@ -129,108 +140,30 @@ function runAllowed(text: string, start: number, end: number, run: string): bool
   const before = codeAt(text, start - 1);
   if ((before === 0x2d || before === 0x2e || before === 0x5f) && isAlnum(codeAt(text, start - 2))) return false;
   if (run.startsWith('+')) return true;
+  // A whole run that is a Luhn-valid 13-19 digit number is a card ("3702 195969 12376"): no number
+  // inside it is a phone number.
+  const digits = digitsOf(run);
+  if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) return false;
+  // "〒150-0002": a Japanese postcode.
+  if (before === 0x3012 || (before === 0x20 && codeAt(text, start - 2) === 0x3012)) return false;
   if (insideIban(text, start, end)) return false;
   if ((DOTTED_QUAD.test(run) && !NANP_DOTTED.test(run)) || DATE_RUN.test(run)) return false;
   // A bare digit string can only be a national US number (7, 10, or 11 digits with the trunk "1") or an
   // international one dialled with "00"/"011". libphonenumber costs ~50 µs a call, so this matters.
   if (/^[0-9]+$/.test(run)) {
     const n = run.length;
-    return n === 7 || n === 10 || (n === 11 && run.startsWith('1')) || /^0(?:0|11)[1-9]/.test(run);
+    if (n === 7 || n === 10 || (n === 11 && run.startsWith('1')) || /^0(?:0|11)[1-9]/.test(run)) return true;
+    // A national number written without separators ("0612345678", "904956368"): with a trunk "0", or a
+    // phone word before it.
+    return n >= 8 && n <= 12 && (/^0[1-9]/.test(run) || PHONE_WORDS.before(text, start));
   }
   return true;
-}
-
-const IBAN_LENGTHS: ReadonlyMap<string, number> = new Map(
-  Object.entries(getCountrySpecifications())
-    .filter(([, spec]) => typeof spec.chars === 'number' && spec.chars > 0 && spec.chars <= 34)
-    .map(([code, spec]) => [code, spec.chars as number]),
-);
-
-/**
- * True when text[start, end) ends a printed IBAN that starts before it ("GB82 WEST 1234 5698 7654 32"):
- * a word-boundary "CCdd" within the 34 letters/digits before the run (single spaces or hyphens between
- * them), whose country's IBAN length of characters, collected as pii/iban_code does, passes mod-97 and
- * reaches the end of the run without anything glued after it. Constant work per run.
- */
-function insideIban(text: string, start: number, end: number): boolean {
-  let i = start;
-  let chars = 0;
-  while (i > 0 && chars < 34) {
-    const c = text.charCodeAt(i - 1);
-    if (isAlnum(c)) {
-      i--;
-      chars++;
-    } else if ((c === 0x20 || c === 0x2d) && isAlnum(codeAt(text, i - 2))) i--;
-    else break;
-  }
-  for (let p = i; p < start; p++) {
-    if (isWordChar(codeAt(text, p - 1)) || !isAsciiLetter(text.charCodeAt(p)) || !isAsciiLetter(codeAt(text, p + 1))) continue;
-    if (!isDigit(codeAt(text, p + 2)) || !isDigit(codeAt(text, p + 3))) continue;
-    const length = IBAN_LENGTHS.get(text.slice(p, p + 2).toUpperCase());
-    if (length === undefined) continue;
-    let iban = '';
-    let j = p;
-    while (iban.length < length && j < text.length) {
-      const c = text.charCodeAt(j);
-      if (isAlnum(c)) {
-        iban += text[j];
-        j++;
-      } else if ((c === 0x20 || c === 0x2d) && iban.length > 0 && isAlnum(codeAt(text, j + 1))) j++;
-      else break;
-    }
-    if (iban.length < length || isWordChar(codeAt(text, j)) || j < end) continue;
-    if (codeAt(text, j) === 0x2d && isAlnum(codeAt(text, j + 1))) continue;
-    if (isValidIBAN(iban.toUpperCase())) return true;
-  }
-  return false;
 }
 
 function digitCount(s: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) if (isDigit(s.charCodeAt(i))) n++;
   return n;
-}
-
-/**
- * libphonenumber costs ~50 µs a call on a short segment (more on digit soup). Calls are budgeted by
- * COUNT (fruitless ones, and all of them), never by elapsed time, so the same text always gives the same
- * result however loaded the machine is (time is bounded by the engine's per-detector deadline). Running
- * out throws (the engine reports the detector as failed and applies the policy's fail mode) rather than
- * silently skipping the rest of the text. Only machine-made digit walls get there; a long list of real
- * numbers stops at MAX_FINDINGS instead.
- */
-export const MAX_FRUITLESS_CALLS = 2000;
-export const MAX_LIBRARY_CALLS = 6000;
-
-class LibraryBudget {
-  private fruitless = 0;
-  private calls = 0;
-
-  constructor(private readonly ticker: AbortTicker) {}
-
-  /** libphonenumber's validity check of an E.164 number (counted as a call that found one). */
-  validate(e164: string): boolean {
-    this.ticker.tick();
-    this.count(false);
-    // Valid for the US (the main country of +1), or for the NANP country its area code belongs to.
-    return new PhoneNumber(e164).isValid() || parsePhoneNumberFromString(e164)?.isValid() === true;
-  }
-
-  /** Runs one library call and accounts for it. */
-  call<T extends unknown[]>(fn: () => T): T {
-    this.ticker.tick();
-    const result = fn();
-    this.count(result.length === 0);
-    return result;
-  }
-
-  private count(fruitless: boolean): void {
-    this.calls++;
-    if (fruitless) this.fruitless++;
-    if (this.fruitless > MAX_FRUITLESS_CALLS || this.calls > MAX_LIBRARY_CALLS) {
-      throw new Error('pii/phone_number: too many number-like candidates (digit table or wall); text not fully scanned');
-    }
-  }
 }
 
 /**
@@ -244,14 +177,17 @@ interface RunArgs {
   start: number;
   end: number;
   budget: LibraryBudget;
+  /** The numbering plans of the policy's pii_regions. */
+  plans: readonly RegionPlan[];
   /** Findings still wanted. */
   limit: number;
 }
 
-function scanRun({ text, start, end, budget, limit }: RunArgs): DetectorFinding[] {
+function scanRun({ text, start, end, budget, plans, limit }: RunArgs): DetectorFinding[] {
   const tokens = tokensOf(text, start, end);
   const out: DetectorFinding[] = [];
   let k = 0;
+  let boundary = true;
   while (k < tokens.length && out.length < limit) {
     let digits = 0;
     let j = k;
@@ -263,8 +199,12 @@ function scanRun({ text, start, end, budget, limit }: RunArgs): DetectorFinding[
     }
     const from = (tokens[k] as Token).start;
     const to = (tokens[j - 1] as Token).end;
-    const found = plausibleSegment(text, tokens, k, j) ? scanWindow({ text, start: from, end: to, runEnd: end, budget }) : [];
+    // National formats only from where a number can begin: the run's start or right after a number
+    // ("4532 0198 7654 3215" holds "0198 7654 3215", a valid-looking national number, inside a card).
+    const kind = segmentKind(text, tokens, k, j, boundary ? plans : NO_PLANS);
+    const found = kind ? scanWindow({ text, start: from, end: to, runEnd: end, budget, kind }) : [];
     out.push(...found);
+    boundary = found.length > 0;
     if (found.length === 0) {
       k++;
       continue;
@@ -308,22 +248,42 @@ function isBlank(code: number): boolean {
 // A North American number from a token start: optional trunk 1, area code and exchange not starting 0/1.
 const NANP_DIGITS = /^1?[2-9][0-9]{2}[2-9][0-9]{6}/;
 
+/** What a segment may hold: "+CC" / "00CC" ("intl"), a North American number, national numbers of some regions. */
+const NO_PLANS: readonly RegionPlan[] = [];
+
+interface SegmentKind {
+  intl: boolean;
+  nanp: boolean;
+  national: RegionPlan[];
+}
+const INTL: SegmentKind = { intl: true, nanp: false, national: [] };
+
 /**
- * Cheap gate before libphonenumber (~50 µs a call): the segment starts with "+" or an international
- * prefix (00, 011), or some token of it starts a North American number. Tables of small numbers,
+ * Cheap gate before libphonenumber (~15-50 µs a call): the segment starts with "+" or an international
+ * prefix (00, 011); or some token of it starts a North American number; or its digits fit the numbering
+ * plan of a pii_regions region (trunk "0" and length: phone-national.ts). Tables of small numbers,
  * decimals and years do not get past it.
  */
-function plausibleSegment(text: string, tokens: readonly Token[], from: number, to: number): boolean {
+function segmentKind(text: string, tokens: readonly Token[], from: number, to: number, plans: readonly RegionPlan[]): SegmentKind | undefined {
   const first = tokens[from] as Token;
-  if (text.charCodeAt(first.start) === 0x2b /* + */) return true;
-  const digits = digitsOf(text.slice(first.start, (tokens[to - 1] as Token).end));
-  if (/^0(?:0|11)[1-9]/.test(digits)) return true;
+  if (text.charCodeAt(first.start) === 0x2b /* + */) return INTL;
+  const segment = text.slice(first.start, (tokens[to - 1] as Token).end);
+  const digits = digitsOf(segment);
+  // "0044 20 …" / "011 44 …" dialled internationally, unless a region's national plan reads it
+  // ("0118 406 1449" is a Reading number, not "011 8…").
+  // Like national formats, only where a number can begin ("6011 0084 1609 6532" is a card).
+  if (/^0(?:0|11)[1-9]/.test(digits)) return plans.length > 0 ? { intl: true, nanp: false, national: fittingPlans(plans, segment) } : undefined;
+  let nanp = false;
   let offset = 0;
-  for (let k = from; k < to; k++) {
-    if (NANP_DIGITS.test(digits.slice(offset))) return true;
+  for (let k = from; k < to && !nanp; k++) {
+    nanp = NANP_DIGITS.test(digits.slice(offset));
     offset += (tokens[k] as Token).digits;
   }
-  return false;
+  let national = fittingPlans(plans, segment);
+  // A national number without a trunk "0" is only a phone number next to a phone word
+  // (nationalFindings): without one, no library call is spent on it ("4111 1111", "5000 / 600000").
+  if (national.length > 0 && digits.charCodeAt(0) !== 0x30 && !PHONE_WORDS.near(text, first.start, (tokens[to - 1] as Token).end)) national = [];
+  return nanp || national.length > 0 ? { intl: false, nanp, national } : undefined;
 }
 
 interface WindowArgs {
@@ -333,9 +293,10 @@ interface WindowArgs {
   /** End of the whole run: a window that reaches it also gets LOOKAHEAD characters of following text. */
   runEnd: number;
   budget: LibraryBudget;
+  kind: SegmentKind;
 }
 
-function scanWindow({ text, start, end, runEnd, budget }: WindowArgs): DetectorFinding[] {
+function scanWindow({ text, start, end, runEnd, budget, kind }: WindowArgs): DetectorFinding[] {
   if (digitCount(text.slice(start, end)) < MIN_DIGITS) return [];
   const slice = text.slice(start, end >= runEnd ? Math.min(text.length, end + LOOKAHEAD) : end);
   // "0044 20 7946 0958": the "00" international prefix used outside North America reads as "+".
@@ -348,7 +309,15 @@ function scanWindow({ text, start, end, runEnd, budget }: WindowArgs): DetectorF
     return out;
   }
   const search = idd ? `+${slice.slice(2)}` : slice;
-  const numbers = budget.call(() => findPhoneNumbersInText(search, { defaultCountry: DEFAULT_COUNTRY, extended: true }));
+  // "+CC", "00CC" and North American candidates: the matcher with the default country US, as before
+  // pii_regions existed; the national formats of the regions only when it finds no valid number.
+  const numbers = kind.intl || kind.nanp
+    ? budget.call(() => findPhoneNumbersInText(search, { defaultCountry: DEFAULT_COUNTRY, extended: true }))
+    : [];
+  if (kind.national.length > 0 && !numbers.some((f) => f.number.isValid())) {
+    const national = budget.sweep((call) => findNational(slice, kind.national, call));
+    if (national) return nationalFindings(text, start, end, national);
+  }
   for (const found of numbers) {
     const s = start + found.startsAt + (idd && found.startsAt > 0 ? 1 : 0);
     // An extension ("ext. 204") may run into the look-ahead; the span keeps the number itself.
@@ -382,13 +351,44 @@ export function nanpNumber(text: string, start: number, end: number): string | u
   return `+1${m[2] ?? m[3]}${m[5]}${m[7]}`;
 }
 
+/**
+ * Findings for the valid national numbers the matcher found in text[start, …). A number written with
+ * its region's trunk prefix ("020 …", "06 …") scores like any valid number. One without (Spain, Poland,
+ * Italian mobiles, Brazil, Mexico, India: "612 34 56 78") is indistinguishable from an amount or an ID
+ * ("94105-1234", "(2003) 211-227"), so it is only looked up next to a phone word (segmentKind) and needs
+ * 9+ digits (capped at PHONE_CONFIDENCE.possible otherwise); so is a thousands-shaped one
+ * ("912 345 678") without a phone word.
+ */
+function nationalFindings(text: string, start: number, end: number, match: NationalMatch): DetectorFinding[] {
+  const out: DetectorFinding[] = [];
+  for (const f of match.found) {
+    const s = start + f.startsAt;
+    const e = Math.min(end, start + f.endsAt);
+    if (s >= end) continue;
+    const raw = text.slice(s, e);
+    const digits = digitsOf(raw);
+    const phoneWord = PHONE_WORDS.near(text, s, e);
+    let confidence = scorePhone(text, s, e, true, phoneWord);
+    const trunkLed = match.prefix !== undefined && digits.startsWith(match.prefix);
+    if (ZIP_PLUS_FOUR.test(raw)) continue;
+    if (!trunkLed && (!phoneWord || digits.length < 9)) confidence = Math.min(confidence, PHONE_CONFIDENCE.possible);
+    if (thousandsShaped(raw) && !phoneWord) confidence = Math.min(confidence, PHONE_CONFIDENCE.possible);
+    if (confidence > 0) out.push({ confidence, start: s, end: e });
+  }
+  return out;
+}
+
+const ZIP_PLUS_FOUR = /^[0-9]{5}-[0-9]{4}$/;
+
 /** 0 = not a phone number; otherwise the confidence of text[start, end). */
-export function scorePhone(text: string, start: number, end: number, valid: boolean): number {
+export function scorePhone(text: string, start: number, end: number, valid: boolean, nationalNine = false): number {
   const raw = text.slice(start, end);
   const digits = digitsOf(raw);
   if (isWordChar(codeAt(text, start - 1)) && raw[0] !== '+' && raw[0] !== '(') return 0;
   if (isWordChar(codeAt(text, end))) return 0;
-  if (SSN_SHAPE.test(raw) || DATE_SHAPE.test(raw)) return 0;
+  // A bare 9-digit national number ("954856599", Spain) has the SSN's 3-2-4 shape without separators;
+  // the caller passes nationalNine only when a phone word is near it.
+  if ((SSN_SHAPE.test(raw) && !(nationalNine && /^[0-9]{9}$/.test(raw))) || DATE_SHAPE.test(raw)) return 0;
   if (digits.length >= 13 && digits.length <= 19 && raw[0] !== '+' && luhnValid(digits)) return 0;
   if (VERSION_BEFORE.test(text.slice(Math.max(0, start - 12), start))) return 0;
   if (raw[0] !== '+' && raw.split('.').length > 3 && !NANP_DOTTED.test(raw)) return 0;
