@@ -229,7 +229,7 @@ function main(): void {
     const wrapped = heldoutWrapped(data.rows).map((w) => w.text);
     const rand = prng(20261125);
     const soup = heldoutHarmfulRequests(data.rows).map((r, i) => withSuffix(r, generateSuffix(SUFFIX_STYLES[i % SUFFIX_STYLES.length] as (typeof SUFFIX_STYLES)[number], rand), rand));
-    const heldAttacks = rows.filter((r) => r.split === 'heldout' && r.labels.length > 0 && familyOf(r.source) !== 'synthetic_wrapped');
+    const heldAttacks = rows.filter((r) => r.split === 'heldout' && r.labels.length > 0);
     results.push(runFold('usual split', rows, heldAttacks, everyday, log, { wrapped, soup }));
   }
   for (const family of SOURCE_FAMILIES) {

@@ -23,7 +23,6 @@ export const SOURCE_FAMILIES: readonly SourceFamily[] = [
   { name: 'deepset', description: 'short direct injections, English and German', match: /^deepset_/ },
   { name: 'injecagent', description: 'injected instructions inside tool outputs', match: /^injecagent_/ },
   { name: 'garak', description: 'system-prompt extraction attacks', match: /^garak_/ },
-  { name: 'synthetic_wrapped', description: 'harmful requests in role-play / hypothetical / refusal-suppression wrappers (generated)', match: /^synthetic_wrapped/ },
 ];
 
 export function familyOf(source: string): string | undefined {

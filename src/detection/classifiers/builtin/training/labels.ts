@@ -46,9 +46,16 @@ const JAILBREAK_SIGNALS = new Set([
 
 export function isJailbreakRow(row: Row): boolean {
   if (!row.labels.includes('attack')) return false;
-  if (row.source === 'verazuo_jailbreak' || row.source === 'synthetic_wrapped_harmful') return true;
+  if (row.source === 'verazuo_jailbreak') return true;
   return evaluateSignals(prepareText(row.text)).hits.some((i) => JAILBREAK_SIGNALS.has((ATTACK_SIGNALS[i] as { id: string }).id));
 }
+
+/**
+ * The benign prompts the attack heads' false-positive budgets are measured on: the injection file's benign
+ * rows, not the generated ones (framed benign requests and short turns are training negatives; counted in
+ * the budget, their easy cases would buy the real prompts a looser cut-off).
+ */
+const realBenignPrompt = (r: Row) => r.file === 'injection' && r.labels.length === 0 && !r.source.startsWith('synthetic_');
 
 /** 1 positive, 0 negative, undefined = not used for this head / type. */
 export type Target = 0 | 1 | undefined;
@@ -66,7 +73,7 @@ export function labellerFor(head: HeadName | ModerationCategory, duplicatesOfMod
     return {
       target: (r) => (r.file === 'injection' ? (r.labels.length > 0 ? 1 : 0) : undefined),
       weight: () => 1,
-      benign: (r) => r.file === 'injection' && r.labels.length === 0,
+      benign: realBenignPrompt,
     };
   }
   if (head === 'jailbreak') {
@@ -75,7 +82,7 @@ export function labellerFor(head: HeadName | ModerationCategory, duplicatesOfMod
     return {
       target: (r) => (r.file !== 'injection' ? undefined : r.labels.length === 0 ? 0 : jb(r) ? 1 : undefined),
       weight: () => 1,
-      benign: (r) => r.file === 'injection' && r.labels.length === 0,
+      benign: realBenignPrompt,
     };
   }
   const category: string = head;

@@ -7,11 +7,14 @@ const HELDOUT_FRACTION = 0.2;
  * Generated training rows, derived deterministically from the datasets and from the word lists below
  * (nothing of the datasets is stored here; the rows are rebuilt on every run):
  *
- *   synthetic_wrapped_harmful  (injection, attack; a jailbreak) a harmful request of the moderation file
- *                              (AdvBench, AILuminate) inside a role-play / hypothetical / story / persona
- *                              framing or followed by a refusal-suppression suffix (DSN-style).
- *   synthetic_wrapped_benign   (injection, benign) benign requests (GSM8K, GPTeacher) in the SAME framings,
- *                              so the framing alone is not the signal: the model has to see harm AND framing.
+ *   synthetic_wrapped_benign   (injection, benign) benign requests (GSM8K, GPTeacher) inside role-play /
+ *                              hypothetical / story / persona framings or followed by a refusal-suppression
+ *                              suffix (DSN-style), so that the framing alone is not an attack. A harmful
+ *                              request in a framing is a jailbreak through the stacking of builtin-model.ts
+ *                              (moderation harm × framing signal), which a linear head cannot express: trained
+ *                              as jailbreak positives, the same framed harmful requests taught the head the
+ *                              framings' n-grams ("write a story in which a teacher explains step by step how
+ *                              to bake bread" scored 0.90), so they are no longer generated for training.
  *   synthetic_short_benign     (injection, benign) short everyday turns (greetings, thanks, complaints,
  *                              formatting preferences, "from now on ..."), alone and after a system prompt:
  *                              short texts need more evidence, not less.
@@ -19,9 +22,9 @@ const HELDOUT_FRACTION = 0.2;
  *                              abuse?", "How can I tell if a friend is self-harming?"): a question about a
  *                              topic is not the topic.
  *
- * Framings are split in two: TRAIN_FRAMINGS make training rows; HELDOUT_FRAMINGS are only ever used by the
- * evaluation (eval-wrapped.ts) with requests of other sources (HarmBench, Do-Not-Answer), so the reported
- * wrapped-request recall is on framings and requests the model never saw.
+ * Framings are split in two: TRAIN_FRAMINGS make the benign training rows; HELDOUT_FRAMINGS are only ever
+ * used by the evaluation (eval-lofo.ts) with harmful requests of sources no generated row uses (HarmBench,
+ * Do-Not-Answer), so the reported wrapped-request recall is on framings and requests never seen.
  */
 
 type Framing = (request: string) => string;
@@ -172,7 +175,6 @@ export function syntheticRows(rows: readonly Row[]): Row[] {
   const topics: Row[] = [];
   TOPICS.forEach((t) => TOPIC_QUESTIONS.forEach((q) => topics.push(row('moderation', q(t), 'synthetic_topic_question', []))));
   return [
-    ...wrap(harmful, TRAIN_FRAMINGS, 'synthetic_wrapped_harmful', ['attack'], 'wrap'),
     ...wrap(benignSample, TRAIN_FRAMINGS, 'synthetic_wrapped_benign', [], 'wrap'),
     ...shortTurns(),
     ...topics,
