@@ -139,8 +139,8 @@ describe('builtin model: windowing of long inputs', () => {
 
 /** Filled from the committed artefact; any retraining must update these (that is the point). */
 const EXPECTED: Record<string, number[]> = {
-  override: [0.9996, 0.1074, 0.0382, 0.0525, 0.0818],
-  persona: [0.9995, 0.9876, 0.0202, 0.0286, 0.0095],
-  benign: [0.1396, 0.0675, 0.0811, 0.1971, 0.1395],
-  hateful: [0.3779, 0.1819, 0.8061, 0.183, 0.0776],
+  override: [0.9998, 0.1066, 0.0376, 0.0563, 0.0834],
+  persona: [0.9998, 0.988, 0.0177, 0.029, 0.01],
+  benign: [0.1421, 0.0669, 0.081, 0.1972, 0.1405],
+  hateful: [0.3736, 0.1813, 0.8067, 0.1838, 0.0788],
 };

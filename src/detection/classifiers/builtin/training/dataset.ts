@@ -43,8 +43,9 @@ export function loadDatasets(dataDir: string): LoadedData {
     files.push({ file: name, sha256: sha256(raw), rows: lines.length, bytes: raw.length });
     for (const line of lines) rows.push(parseRow(name, JSON.parse(line) as unknown));
   }
-  // Generated rows (synthetic.ts), derived from the rows above: wrapped requests, short turns, topic questions.
-  rows.push(...syntheticRows(rows));
+  // Generated rows (synthetic.ts), derived from the rows above: framed benign requests, short turns, topic
+  // questions; none that repeats a text of the evaluation's hand-written fixture.
+  rows.push(...syntheticRows(rows, evaluationFixtureKeys()));
   return { rows, files };
 }
 
@@ -57,6 +58,20 @@ function parseRow(name: string, value: unknown): Row {
   const labels = r.labels.filter((l): l is ModerationCategory => isModerationCategory(l));
   if (labels.length !== r.labels.length) throw new Error(`unknown moderation label in ${JSON.stringify(r.labels)}`);
   return { file: 'moderation', text: r.text, source: r.source, labels, key: textKey(r.text), split: 'train' };
+}
+
+/**
+ * The hand-written everyday prompts, short turns and topic questions that eval-lofo.ts scores as never
+ * trained on (test/fixtures/classifiers/everyday-prompts.json): the generated rows must not repeat them
+ * ("hi :)" normalises to the fixture's "hi"). The same depth below the package root in src/ and dist/.
+ */
+export const EVALUATION_FIXTURE = path.join(__dirname, '..', '..', '..', '..', '..', 'test', 'fixtures', 'classifiers', 'everyday-prompts.json');
+
+export function evaluationFixtureKeys(file = EVALUATION_FIXTURE): Set<string> {
+  const f = z
+    .object({ short_turns: z.array(z.string()), prompts: z.array(z.string()), topic_questions: z.array(z.string()) })
+    .parse(JSON.parse(readFileSync(file, 'utf8')));
+  return new Set([...f.short_turns, ...f.prompts, ...f.topic_questions].map(textKey));
 }
 
 export function sha256(data: Buffer | string): string {

@@ -164,7 +164,8 @@ const BENIGN_REQUESTS = /^(gsm8k_train|gpteacher_codegen|gpteacher_roleplay)$/;
 /** A short single request (AdvBench style) makes a readable wrapper; long contextual rows are skipped. */
 const wrappable = (r: Row) => r.text.length <= 400 && !r.text.includes('\n');
 
-export function syntheticRows(rows: readonly Row[]): Row[] {
+/** `exclude`: keys (textKey) of texts no generated row may repeat (the evaluation's hand-written fixture). */
+export function syntheticRows(rows: readonly Row[], exclude: ReadonlySet<string> = new Set()): Row[] {
   const harmful = rows.filter((r) => r.file === 'moderation' && r.labels.length > 0 && TRAIN_HARMFUL.test(r.source) && wrappable(r));
   // Only benign requests that (almost surely) fall outside the held-out split, so no held-out prompt is
   // trained on inside a wrapper (split.ts holds out by the group's hash, which is the row's own for most rows).
@@ -174,11 +175,7 @@ export function syntheticRows(rows: readonly Row[]): Row[] {
   const benignSample = benign.filter((r) => unitFromKey(r.key, 'wrap-benign') < harmful.length / Math.max(1, benign.length));
   const topics: Row[] = [];
   TOPICS.forEach((t) => TOPIC_QUESTIONS.forEach((q) => topics.push(row('moderation', q(t), 'synthetic_topic_question', []))));
-  return [
-    ...wrap(benignSample, TRAIN_FRAMINGS, 'synthetic_wrapped_benign', [], 'wrap'),
-    ...shortTurns(),
-    ...topics,
-  ];
+  return [...wrap(benignSample, TRAIN_FRAMINGS, 'synthetic_wrapped_benign', [], 'wrap'), ...shortTurns(), ...topics].filter((r) => !exclude.has(r.key));
 }
 
 /** Evaluation only: the requests of the sources no training wrapper uses (HarmBench, Do-Not-Answer). */
