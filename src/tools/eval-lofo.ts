@@ -13,6 +13,7 @@ import { generateSuffix, SUFFIX_STYLES, withSuffix } from './suffix-generator';
 import { THRESHOLD_CUTOFFS } from '../detection/decide';
 import type { Threshold } from '../shared/policy';
 import { PACKAGE_ROOT, writeSection } from './classifier-report';
+import { prng } from './text-corpus';
 
 /**
  * `npm run eval:lofo`: leave-one-source-family-out evaluation of the builtin attack heads (prompt_attack +
@@ -144,18 +145,6 @@ function familyRecall(attacks: readonly Row[], scores: readonly number[]) {
     if ((scores[i] as number) >= THRESHOLD_CUTOFFS.L2) e.fired++;
   });
   return [...out].map(([family, e]) => ({ family, attacks: e.attacks, recallL2: e.fired / e.attacks }));
-}
-
-/** mulberry32: a small seeded generator, so the generated suffixes are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function pct(x: number): string {
