@@ -150,6 +150,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
       const app = buildGatewayApp({
         logger,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        jsonMaxDepth: config.JSON_MAX_DEPTH,
         auth,
         detection: detectionClient,
         policies,
@@ -174,6 +175,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
       const app = buildSensorApp({
         logger,
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        jsonMaxDepth: config.JSON_MAX_DEPTH,
         auth,
         detection: detectionClient,
         anthropicBaseUrl: config.ANTHROPIC_BASE_URL,

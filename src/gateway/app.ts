@@ -17,6 +17,8 @@ import { registerManagementRoutes } from './routes/management.routes';
 export interface GatewayDeps {
   logger: Logger;
   bodyLimitBytes: number;
+  /** Deepest JSON body nesting accepted (default 64; JSON_MAX_DEPTH). */
+  jsonMaxDepth?: number;
   auth: ProjectAuthService;
   detection: DetectionClient;
   policies: PolicyService;
@@ -33,7 +35,7 @@ export interface GatewayDeps {
 
 /** The gateway ({base_url}): traffic and management routes. Returned unstarted; the caller listens. */
 export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
-  const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, envelope: 'standard' });
+  const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, jsonMaxDepth: deps.jsonMaxDepth, envelope: 'standard' });
   registerHealthRoute(app, { service: 'gateway', probes: deps.probes, ...deps.health });
   registerDetectRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit, limits: deps.limits });
   registerChatCompletionsRoutes(app, {

@@ -11,6 +11,8 @@ import { registerMessagesRoutes } from './messages.routes';
 export interface SensorDeps {
   logger: Logger;
   bodyLimitBytes: number;
+  /** Deepest JSON body nesting accepted (default 64; JSON_MAX_DEPTH). */
+  jsonMaxDepth?: number;
   auth: ProjectAuthService;
   detection: DetectionClient;
   anthropicBaseUrl: string;
@@ -24,7 +26,7 @@ export interface SensorDeps {
 
 /** The sensor ({sensor_url}): the messages passthrough for coding assistants, and /health. Unstarted. */
 export function buildSensorApp(deps: SensorDeps): FastifyInstance {
-  const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, envelope: 'messages' });
+  const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, jsonMaxDepth: deps.jsonMaxDepth, envelope: 'messages' });
   registerHealthRoute(app, { service: 'sensor', probes: deps.probes, ...deps.health });
   registerMessagesRoutes(app, {
     auth: deps.auth,

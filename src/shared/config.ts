@@ -100,6 +100,13 @@ export const configSchema = z.object({
     .default(5000),
   SHUTDOWN_TIMEOUT_MS: positiveInt('SHUTDOWN_TIMEOUT_MS', 10000, 300000),
   BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES', 10 * 1024 * 1024, 100 * 1024 * 1024),
+  /** Deepest nesting (objects + arrays) of a JSON request body; deeper → 400 json_too_deep. */
+  JSON_MAX_DEPTH: z.coerce
+    .number({ error: 'JSON_MAX_DEPTH must be a number' })
+    .int('JSON_MAX_DEPTH must be an integer')
+    .min(8, 'JSON_MAX_DEPTH must be between 8 and 1000')
+    .max(1000, 'JSON_MAX_DEPTH must be between 8 and 1000')
+    .default(64),
   // Rate limits (docs/limits.md): platform limits per key, failed authentications per client address.
   PLATFORM_TRAFFIC_RPM: positiveInt('PLATFORM_TRAFFIC_RPM', 1000, 10_000_000),
   PLATFORM_MANAGEMENT_RPM: positiveInt('PLATFORM_MANAGEMENT_RPM', 100, 10_000_000),

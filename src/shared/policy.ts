@@ -1,6 +1,7 @@
 import { isSupportedCountry } from 'libphonenumber-js';
 import { z } from 'zod';
 import { DETECTOR_TYPES } from './detector-catalog';
+import { storableText } from './storable-text';
 
 /**
  * Policy value types shared by storage, management, gateway and the detection client. One zod schema
@@ -28,7 +29,7 @@ export const detectorEntrySchema = z.strictObject({
 export type DetectorEntry = z.infer<typeof detectorEntrySchema>;
 
 export const matchListSchema = z.strictObject({
-  entries: z.array(z.string().min(1).max(1024)).max(1000).default([]),
+  entries: z.array(storableText(z.string().min(1).max(1024))).max(1000).default([]),
   match_type: matchTypeSchema.default('contains'),
 });
 export type MatchList = z.infer<typeof matchListSchema>;
@@ -39,7 +40,7 @@ export const customDetectorSchema = z.strictObject({
     .min(1)
     .max(64)
     .regex(/^[a-z0-9][a-z0-9_-]*$/, 'name must be lowercase letters, digits, "_" or "-"'),
-  pattern: z.string().min(1).max(1024),
+  pattern: storableText(z.string().min(1).max(1024)),
   action: actionSchema.default('block'),
 });
 export type CustomDetector = z.infer<typeof customDetectorSchema>;

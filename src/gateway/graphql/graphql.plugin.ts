@@ -92,6 +92,11 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     url: GRAPHQL_PATH,
     // As the REST management routes: the key is checked before the body is even parsed.
     onRequest: limitedAuth(deps.rateLimits, { routeClass: 'management', authenticate: requireBearerKey(deps.auth), credential: bearerCredential }),
+    // HTTP/1.0 allows a request without Host; the Apollo integration builds a URL from it (only to read
+    // the query string) and throws on an empty host. The host plays no other part: a placeholder will do.
+    preHandler: async (request) => {
+      if (request.host === '') request.raw.headers.host = 'localhost';
+    },
     handler: fastifyApolloHandler<GraphqlContext>(apollo, { context: async (request) => buildContext(request, services) }),
   });
 }

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { booleanQueryParam, pagingSchema } from '../policies/policy.schemas';
+import { storableText } from '../../shared/storable-text';
 
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp, e.g. 2026-11-22T12:00:00Z' });
 
 /** Filters of GET /v1/events/ (and the GraphQL events query). */
 export const listEventsQuerySchema = z.strictObject({
   ...pagingSchema,
-  path: z.string().max(512).optional(),
-  session_id: z.string().max(128).optional(),
+  path: storableText(z.string().max(512)).optional(),
+  session_id: storableText(z.string().max(128)).optional(),
   project_id: z.uuid('must be a UUID').optional(),
   blocked: booleanQueryParam.optional(),
   since: timestamp.optional(),

@@ -10,6 +10,7 @@ import {
   policyModeSchema,
   rateLimitsSchema,
 } from '../../shared/policy';
+import { storableText } from '../../shared/storable-text';
 
 /**
  * Request schemas of the policy operations: one per operation, shared by REST and GraphQL. Sizes are
@@ -67,7 +68,7 @@ const customDetectors = z
     });
   });
 
-const name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const name = storableText(z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'));
 
 /**
  * rate_limits in a request: any subset; missing fields take the spec's defaults (create) or keep their
@@ -125,7 +126,7 @@ export const pagingSchema = {
 
 export const listPoliciesQuerySchema = z.strictObject({
   ...pagingSchema,
-  name: z.string().max(200).optional(),
+  name: storableText(z.string().max(200)).optional(),
   is_default: booleanQueryParam.optional(),
   policy_mode: policyModeSchema.optional(),
 });

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { booleanQueryParam, pagingSchema } from '../policies/policy.schemas';
+import { storableText } from '../../shared/storable-text';
 
 /** Environments: the spec's production and development, plus staging (most teams run one). */
 export const environmentSchema = z.enum(['production', 'staging', 'development']);
 
-const name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const name = storableText(z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'));
 const uuid = z.uuid('must be a UUID');
 
 export const createProjectSchema = z.strictObject({
@@ -27,7 +28,7 @@ export type UpdateProjectInput = z.infer<typeof updateProjectSchema>;
 
 export const listProjectsQuerySchema = z.strictObject({
   ...pagingSchema,
-  name: z.string().max(200).optional(),
+  name: storableText(z.string().max(200)).optional(),
   environment: environmentSchema.optional(),
   is_active: booleanQueryParam.optional(),
   policy_id: uuid.optional(),

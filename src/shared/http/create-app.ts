@@ -2,13 +2,18 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../logger';
 import { serializeReply, serializeRequest } from '../logger';
-import { installErrorHandling, type EnvelopeStyle } from './error-handler';
+import { installErrorHandling, jsonStructureError, writeClientError, type EnvelopeStyle } from './error-handler';
+import { findJsonStructureProblem } from './json-structure-guard';
 
 export interface HttpAppOptions {
   logger: Logger;
   bodyLimitBytes: number;
   envelope: EnvelopeStyle;
+  /** Deepest nesting of a JSON body (objects and arrays); deeper → 400 json_too_deep. */
+  jsonMaxDepth?: number;
 }
+
+export const DEFAULT_JSON_MAX_DEPTH = 64;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,18 +53,28 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     logController: new OneLineRequestLog({ requestIdLogLabel: 'requestId' }),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Errors of the HTTP parser itself (malformed request, header overflow, ...): the spec's envelope too.
+    clientErrorHandler: (err, socket) => writeClientError(err, socket, options.envelope),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
   });
   // Bodies are JSON only: text/plain would otherwise be accepted as a string. An empty JSON body is no
   // body (DELETE and action calls are often sent with the header and nothing else); otherwise fastify's
-  // own parser, which rejects __proto__ / constructor.prototype keys. The raw bytes are kept.
+  // own parser, which rejects __proto__ / constructor.prototype keys, then one linear pass that rejects
+  // duplicate keys (the scan would see the last copy, the raw bytes forward both) and nesting deeper than
+  // jsonMaxDepth. The raw bytes are kept. Every JSON route of every app goes through here.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  const maxDepth = options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH;
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const raw = body as Buffer;
     request.rawBody = raw;
     if (raw.length === 0) return done(null, undefined);
-    parseJson(request, raw.toString('utf8'), done);
+    const text = raw.toString('utf8');
+    parseJson(request, text, (err, parsed) => {
+      if (err) return done(err, undefined);
+      const problem = findJsonStructureProblem(text, maxDepth);
+      return problem ? done(jsonStructureError(problem), undefined) : done(null, parsed);
+    });
   });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', String(request.id));

@@ -1,5 +1,8 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, internalError, isAppError } from '../errors';
+import type { JsonStructureProblem } from './json-structure-guard';
 
 /**
  * `standard`: the spec's envelope `{error:{message,type,code}}`.
@@ -44,6 +47,49 @@ export function toAppError(err: FastifyError | Error, requestId: string): AppErr
     });
   }
   return internalError(requestId);
+}
+
+/** A JSON body JSON.parse accepted but we refuse: 400 duplicate_json_key / json_too_deep. */
+export function jsonStructureError(problem: JsonStructureProblem): AppError {
+  return problem.kind === 'duplicate_key'
+    ? new AppError('invalid_request', `Request body repeats the JSON key "${problem.key}" (at ${problem.path}); each key may appear once per object`, {
+        code: 'duplicate_json_key',
+      })
+    : new AppError('invalid_request', `Request body nests JSON deeper than ${problem.depth} levels (at ${problem.path})`, {
+        code: 'json_too_deep',
+      });
+}
+
+/** What Node's HTTP parser rejects before any route runs, as our error (status, code, message). */
+export function clientErrorOf(err: Error & { code?: string }): AppError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('invalid_request', 'Request headers are too large', { code: 'headers_too_large', status: 431 });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError('invalid_request', 'The request was not received in time', { code: 'request_timeout', status: 408 });
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+    case 'HPE_CONTENT_LENGTH_OVERFLOW':
+      return new AppError('invalid_request', 'Request body is too large', { code: 'payload_too_large', status: 413 });
+    default:
+      return new AppError('invalid_request', 'Malformed HTTP request', { code: 'malformed_request' });
+  }
+}
+
+/**
+ * fastify's clientErrorHandler: Node's HTTP parser failed (bad request line, header overflow, missing
+ * Host on HTTP/1.1, ...). No request object exists; the answer is written on the socket, which is closed.
+ */
+export function writeClientError(err: Error & { code?: string }, socket: Duplex, style: EnvelopeStyle): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const appErr = clientErrorOf(err);
+  const body = JSON.stringify(renderError(appErr, style));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status] ?? 'Bad Request'}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export function installErrorHandling(app: FastifyInstance, style: EnvelopeStyle): void {
