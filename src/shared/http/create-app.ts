@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import { serializeReply, serializeRequest } from '../logger';
 import { installErrorHandling, jsonStructureError, writeClientError, type EnvelopeStyle } from './error-handler';
@@ -53,6 +54,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     logController: new OneLineRequestLog({ requestIdLogLabel: 'requestId' }),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Node answers an HTTP/1.1 request without Host itself, with an empty 400: checked below instead.
+    http: { requireHostHeader: false },
     // Errors of the HTTP parser itself (malformed request, header overflow, ...): the spec's envelope too.
     clientErrorHandler: (err, socket) => writeClientError(err, socket, options.envelope),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
@@ -78,6 +81,10 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', String(request.id));
+    // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 does not, and is served without one.
+    if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1 && request.host === '') {
+      throw new AppError('invalid_request', 'An HTTP/1.1 request must carry a Host header', { code: 'missing_host' });
+    }
   });
   installErrorHandling(app, options.envelope);
   return app;
