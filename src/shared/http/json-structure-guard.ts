@@ -20,12 +20,34 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 
-/** A container being read: an object (its keys so far, the current key) or an array (the current index). */
+/**
+ * A container being read: an object (its keys so far, the current key) or an array (the current
+ * index). Keys sit in an array while there are few (most objects of a request have a handful) and move
+ * to a Set past SMALL_OBJECT, so tiny objects cost no Set and huge ones stay linear.
+ */
 interface Frame {
-  keys: Set<string> | null;
+  isObject: boolean;
+  keys: string[];
+  keySet: Set<string> | null;
   key: string;
   index: number;
   expectKey: boolean;
+}
+
+const SMALL_OBJECT = 8;
+
+/** Records `key` in the object; false when it was already there. */
+function addKey(frame: Frame, key: string): boolean {
+  frame.key = key;
+  if (frame.keySet) {
+    if (frame.keySet.has(key)) return false;
+    frame.keySet.add(key);
+    return true;
+  }
+  if (frame.keys.includes(key)) return false;
+  frame.keys.push(key);
+  if (frame.keys.length > SMALL_OBJECT) frame.keySet = new Set(frame.keys);
+  return true;
 }
 
 /** Index of the quote that closes the string opened at `open`. */
@@ -51,7 +73,7 @@ const show = (key: string) => (key.length > MAX_SHOWN_KEY ? `${key.slice(0, MAX_
 function pathOf(stack: Frame[]): string {
   let path = '';
   for (const frame of stack) {
-    if (frame.keys) path += path === '' ? show(frame.key) : `.${show(frame.key)}`;
+    if (frame.isObject) path += path === '' ? show(frame.key) : `.${show(frame.key)}`;
     else path += `[${frame.index}]`;
   }
   return path === '' ? 'body' : path;
@@ -69,25 +91,21 @@ export function findJsonStructureProblem(text: string, maxDepth: number): JsonSt
     if (c === QUOTE) {
       const close = stringEnd(text, i);
       const top = stack[stack.length - 1];
-      if (top?.keys && top.expectKey) {
-        const key = decodeKey(text, i, close);
+      if (top?.expectKey) {
         top.expectKey = false;
-        if (top.keys.has(key)) {
-          top.key = key;
-          return { kind: 'duplicate_key', key: show(key), path: pathOf(stack) };
-        }
-        top.keys.add(key);
-        top.key = key;
+        const key = decodeKey(text, i, close);
+        if (!addKey(top, key)) return { kind: 'duplicate_key', key: show(key), path: pathOf(stack) };
       }
       i = close;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (stack.length >= maxDepth) return { kind: 'too_deep', depth: maxDepth, path: pathOf(stack) };
-      stack.push({ keys: c === OPEN_OBJECT ? new Set() : null, key: '', index: 0, expectKey: c === OPEN_OBJECT });
+      const isObject = c === OPEN_OBJECT;
+      stack.push({ isObject, keys: [], keySet: null, key: '', index: 0, expectKey: isObject });
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       stack.pop();
     } else if (c === COMMA) {
       const top = stack[stack.length - 1];
-      if (top?.keys) top.expectKey = true;
+      if (top?.isObject) top.expectKey = true;
       else if (top) top.index++;
     }
   }
