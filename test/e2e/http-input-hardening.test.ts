@@ -45,7 +45,7 @@ describe('HTTP input hardening', () => {
     openai = await startFakeOpenAI();
     anthropic = await startFakeAnthropic();
     svc = await startTestServices(pgliteTarget, {
-      env: { OPENAI_BASE_URL: openai.url, OPENAI_API_KEY: 'sk-upstream', ANTHROPIC_BASE_URL: anthropic.url, BODY_LIMIT_BYTES: '262144' },
+      env: { OPENAI_BASE_URL: openai.url, OPENAI_API_KEY: 'sk-upstream', ANTHROPIC_BASE_URL: anthropic.url, BODY_LIMIT_BYTES: '262144', JSON_MAX_DEPTH: '40' },
     });
   });
   afterAll(async () => {
@@ -99,13 +99,15 @@ describe('HTTP input hardening', () => {
     });
   });
 
-  describe('nesting deeper than JSON_MAX_DEPTH (64) → 400 json_too_deep', () => {
+  describe('nesting deeper than JSON_MAX_DEPTH (40 here; default 64) → 400 json_too_deep', () => {
     const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
 
     it('on chat completions, the sensor and /v1/detect, even 100,000 levels deep', async () => {
-      // the body object is level 1: 64 arrays inside it make 65 levels
-      const deepTool = `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"metadata":${nested(64)}}`;
-      expect(await postJson(`${svc.gatewayUrl}/v1/chat/completions`, deepTool, auth())).toMatchObject(envelope('json_too_deep'));
+      // the body object is level 1: 40 arrays inside it make 41 levels
+      const deepTool = `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"metadata":${nested(40)}}`;
+      const chat = await postJson(`${svc.gatewayUrl}/v1/chat/completions`, deepTool, auth());
+      expect(chat).toMatchObject(envelope('json_too_deep'));
+      expect(chat.json.error.message).toBe(`Request body nests JSON deeper than 40 levels (at metadata${'[0]'.repeat(39)})`);
       const sensor = `{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"hi"}],"metadata":${nested(100_000)}}`;
       expect(await postJson(`${svc.sensorUrl}/v1/messages`, sensor, sensorHeaders())).toMatchObject(messagesEnvelope('json_too_deep'));
       expect(await postJson(`${svc.gatewayUrl}/v1/detect`, `{"content":"hi","x":${nested(100_000)}}`, auth())).toMatchObject(envelope('json_too_deep'));
@@ -113,8 +115,8 @@ describe('HTTP input hardening', () => {
       expect(anthropic.received).toHaveLength(0);
     });
 
-    it('accepts depth 64 exactly (the request reaches validation)', async () => {
-      const res = await postJson(`${svc.gatewayUrl}/v1/detect`, `{"content":"hi","x":${nested(63)}}`, auth());
+    it('accepts depth 40 exactly (the request reaches validation)', async () => {
+      const res = await postJson(`${svc.gatewayUrl}/v1/detect`, `{"content":"hi","x":${nested(39)}}`, auth());
       expect(res).toMatchObject(envelope('invalid_request'));
       expect(res.json.error.message).toContain('x');
     });

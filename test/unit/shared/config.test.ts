@@ -12,7 +12,9 @@ describe('loadConfig', () => {
       OPENAI_BASE_URL: 'https://api.openai.com/v1',
       ANTHROPIC_BASE_URL: 'https://api.anthropic.com',
       LOG_LEVEL: 'info',
+      JSON_MAX_DEPTH: 64,
     });
+    expect(loadConfig({ JSON_MAX_DEPTH: '128' }).JSON_MAX_DEPTH).toBe(128);
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.REDIS_URL).toBeUndefined();
     expect(c.BOOTSTRAP_API_KEY).toBeUndefined();
@@ -46,6 +48,8 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'verbose' }, /LOG_LEVEL/],
     [{ DETECTION_ADDRESS: 'nope' }, /DETECTION_ADDRESS must be host:port/],
     [{ OPENAI_BASE_URL: 'ftp://x' }, /OPENAI_BASE_URL/],
+    [{ JSON_MAX_DEPTH: '4' }, /JSON_MAX_DEPTH: JSON_MAX_DEPTH must be between 8 and 1000 \(got "4"\)/],
+    [{ JSON_MAX_DEPTH: '5000' }, /JSON_MAX_DEPTH must be between 8 and 1000/],
   ])('rejects %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
