@@ -157,6 +157,14 @@ describe('HTTP input hardening', () => {
       expect(old.status).toBe(200);
     });
 
+    it('a malformed percent-encoding in a path parameter → 400 invalid_url', async () => {
+      const res = await fetch(`${svc.gatewayUrl}/v1/policies/%zz/`, { headers: auth() });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error: { message: 'The URL is not valid: a path segment has a malformed percent-encoding', type: 'invalid_request', code: 'invalid_url' },
+      });
+    });
+
     it('GraphQL over HTTP/1.0 without Host is answered (no 500)', async () => {
       const body = '{"query":"{ threshold_levels { value } }"}';
       const res = await rawHttp(

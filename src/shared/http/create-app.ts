@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import { serializeReply, serializeRequest } from '../logger';
-import { installErrorHandling, jsonStructureError, writeClientError, type EnvelopeStyle } from './error-handler';
+import { installErrorHandling, jsonStructureError, sendError, writeClientError, type EnvelopeStyle } from './error-handler';
 import { findJsonStructureProblem } from './json-structure-guard';
 
 export interface HttpAppOptions {
@@ -58,6 +58,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     http: { requireHostHeader: false },
     // Errors of the HTTP parser itself (malformed request, header overflow, ...): the spec's envelope too.
     clientErrorHandler: (err, socket) => writeClientError(err, socket, options.envelope),
+    // Errors fastify answers before routing (a malformed percent-encoding in the path, ...): same envelope.
+    frameworkErrors: (err, request, reply) => sendError(err, request, reply, options.envelope),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
   });
   // Bodies are JSON only: text/plain would otherwise be accepted as a string. An empty JSON body is no

@@ -32,6 +32,10 @@ export function toAppError(err: FastifyError | Error, requestId: string): AppErr
       return new AppError('invalid_request', 'Request body is empty but Content-Type is application/json', {
         code: 'invalid_json',
       });
+    case 'FST_ERR_BAD_URL':
+      return new AppError('invalid_request', 'The URL is not valid: a path segment has a malformed percent-encoding', { code: 'invalid_url' });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('invalid_request', 'A path parameter of the URL is too long', { code: 'invalid_url', status: 414 });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('invalid_request', 'Content-Length does not match the body', { code: 'invalid_request' });
     default:
@@ -92,19 +96,22 @@ export function writeClientError(err: Error & { code?: string }, socket: Duplex,
   socket.destroy(err);
 }
 
+/** Renders any error as our envelope (the error handler, and fastify's frameworkErrors: bad URL, ...). */
+export function sendError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, style: EnvelopeStyle): FastifyReply {
+  const appErr = toAppError(err, String(request.id));
+  if (appErr.status >= 500) {
+    request.log.error({ err, requestId: request.id }, 'request failed');
+  } else {
+    request.log.info({ errorType: appErr.type, errorCode: appErr.code }, 'request rejected');
+  }
+  if (appErr.details && typeof appErr.details.retry_after === 'number') {
+    void reply.header('retry-after', String(appErr.details.retry_after));
+  }
+  return reply.status(appErr.status).type('application/json; charset=utf-8').send(renderError(appErr, style));
+}
+
 export function installErrorHandling(app: FastifyInstance, style: EnvelopeStyle): void {
-  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appErr = toAppError(err, String(request.id));
-    if (appErr.status >= 500) {
-      request.log.error({ err, requestId: request.id }, 'request failed');
-    } else {
-      request.log.info({ errorType: appErr.type, errorCode: appErr.code }, 'request rejected');
-    }
-    if (appErr.details && typeof appErr.details.retry_after === 'number') {
-      void reply.header('retry-after', String(appErr.details.retry_after));
-    }
-    return reply.status(appErr.status).type('application/json; charset=utf-8').send(renderError(appErr, style));
-  });
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendError(err, request, reply, style));
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];

@@ -1,5 +1,5 @@
 import { findJsonStructureProblem } from '../../../src/shared/http/json-structure-guard';
-import { clientErrorOf, jsonStructureError } from '../../../src/shared/http/error-handler';
+import { clientErrorOf, jsonStructureError, toAppError } from '../../../src/shared/http/error-handler';
 import { hasLoneSurrogate } from '../../../src/shared/storable-text';
 
 const check = (text: string, depth = 64) => {
@@ -71,6 +71,8 @@ describe('errors of the JSON and HTTP layers', () => {
     expect(e('HPE_HEADER_OVERFLOW')).toMatchObject({ status: 431, type: 'invalid_request', code: 'headers_too_large' });
     expect(e('HPE_INVALID_METHOD')).toMatchObject({ status: 400, type: 'invalid_request', code: 'malformed_request' });
     expect(e('ERR_HTTP_REQUEST_TIMEOUT')).toMatchObject({ status: 408, code: 'request_timeout' });
+    const badUrl = Object.assign(new URIError("'%zz' is not a valid url component"), { code: 'FST_ERR_BAD_URL', statusCode: 400 });
+    expect(toAppError(badUrl, 'r')).toMatchObject({ status: 400, type: 'invalid_request', code: 'invalid_url' });
   });
 
   it('finds lone surrogates, not pairs', () => {
