@@ -209,6 +209,16 @@ describe('HTTP input hardening', () => {
       }
     });
 
+    it('a NUL in an id of the path is an unknown id (404), not a database error', async () => {
+      for (const path of ['/v1/policies/%00/', '/v1/projects/a%00b/']) {
+        const r = await fetch(`${svc.gatewayUrl}${path}`, { headers: auth() });
+        expect([path, r.status, await r.json()]).toEqual([path, 404, { error: { message: expect.any(String), type: 'not_found', code: 'not_found' } }]);
+      }
+      // an encoded lone surrogate is not UTF-8: the URL itself is refused
+      const surrogate = await fetch(`${svc.gatewayUrl}/v1/policies/%ED%A0%80/`, { headers: auth() });
+      expect([surrogate.status, ((await surrogate.json()) as Record<string, any>).error.code]).toEqual([400, 'invalid_url']);
+    });
+
     it('over GraphQL the same rule answers an invalid_request error', async () => {
       const res = await postJson(
         `${svc.gatewayUrl}/graphql`,
