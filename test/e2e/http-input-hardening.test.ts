@@ -115,6 +115,16 @@ describe('HTTP input hardening', () => {
       expect(anthropic.received).toHaveLength(0);
     });
 
+    it('GraphQL GET variables (parsed by Apollo from the query string) nested deep: no 500', async () => {
+      const query = encodeURIComponent('query($n: String) { policies(name: $n) { count } }');
+      const variables = encodeURIComponent(`{"n":${nested(2000)}}`); // 12 KB of URL: under the header limit
+      const res = await fetch(`${svc.gatewayUrl}/graphql?query=${query}&variables=${variables}`, {
+        headers: { ...auth(), 'apollo-require-preflight': '1' },
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Record<string, any>).errors[0].extensions).toEqual({ code: 'invalid_request', error_code: 'bad_user_input' });
+    });
+
     it('accepts depth 40 exactly (the request reaches validation)', async () => {
       const res = await postJson(`${svc.gatewayUrl}/v1/detect`, `{"content":"hi","x":${nested(39)}}`, auth());
       expect(res).toMatchObject(envelope('invalid_request'));
