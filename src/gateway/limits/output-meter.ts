@@ -135,9 +135,8 @@ class SseMeter extends Transform {
       return callback();
     }
     if (!this.stopped) {
-      const events = this.parser.push(this.decoder.end());
-      const rest = this.parser.rest();
-      for (const event of rest ? [...events, rest] : events) {
+      const events = [...this.parser.push(this.decoder.end()), ...this.parser.end()];
+      for (const event of events) {
         this.counter.onEvent(event.data);
         this.push(event.raw);
       }

@@ -37,7 +37,8 @@ function contentTexts(content: Json | undefined, path: string, out: Out): void {
  * Tool-call arguments are a JSON document in a string: scanned as sent and, when they use JSON escapes
  * (`\u0041`, `\n`, ...), also decoded, because the tool (and the model) read the decoded text (its path
  * ends in DECODED_SUFFIX; offsets index JSON.stringify(JSON.parse(arguments))). Stream fragments are
- * partial documents and are scanned as sent (`decode` false).
+ * partial documents, returned as sent (`decode` false): the stream guard decodes their string values
+ * incrementally (json-string-unescaper.ts) and scans only the decoded text.
  */
 function argumentTexts(args: Json | undefined, path: string, out: Out, decode: boolean): void {
   if (typeof args !== 'string' || args.length === 0) return;
@@ -52,6 +53,9 @@ function argumentTexts(args: Json | undefined, path: string, out: Out, decode: b
 }
 
 export const DECODED_SUFFIX = '#decoded';
+
+/** A streamed tool-call (or legacy function-call) arguments field: its fragments form one JSON document. */
+export const isArgumentsPath = (path: string): boolean => path.endsWith('.function.arguments') || path.endsWith('.function_call.arguments');
 
 function toolCallTexts(calls: Json | undefined, path: string, out: Out, decode = true): void {
   if (!Array.isArray(calls)) return;

@@ -2,7 +2,8 @@ import type { DetectCategory, DetectionClient, DetectStream, DetectStreamUpdate 
 import type { DetectionPolicy } from '../../shared/policy';
 import { StreamFieldLayout } from '../../shared/explain/field-layout';
 import { CategoryMatches, type ExplainedCategory } from '../../shared/explain/verdict-matches';
-import { chunkTexts } from './openai-chat.spec';
+import { chunkTexts, isArgumentsPath } from './openai-chat.spec';
+import { JsonStringUnescaper } from './json-string-unescaper';
 import type { SseEvent } from './sse';
 
 /**
@@ -11,6 +12,9 @@ import type { SseEvent } from './sse';
  * detection stream per choice); events are released strictly in order. When the detection verdict
  * turns to blocked, nothing more is released. Events without text (role, finish, usage, [DONE]) are
  * released as soon as everything before them is.
+ *
+ * Streamed tool-call arguments are scanned as the tool will read them: their fragments are one JSON
+ * document, whose string values are decoded (`\u0034` → `4`) incrementally before they are scanned.
  */
 export interface StreamGuardOptions {
   detection: DetectionClient;
@@ -35,6 +39,8 @@ interface Held {
 export class StreamGuard {
   private readonly choices = new Map<number, ChoiceStream>();
   private readonly held: Held[] = [];
+  /** One decoder per streamed arguments field (its path names the choice and the tool call). */
+  private readonly unescapers = new Map<string, { choice: number; decoder: JsonStringUnescaper }>();
   private readonly categories = new Map<string, DetectCategory>();
   private readonly matches = new CategoryMatches();
   /** Updates whose findings were collected (finish() applies the last update again). */
@@ -62,11 +68,8 @@ export class StreamGuard {
   async push(event: SseEvent, parsed: unknown): Promise<void> {
     const ends: Held['ends'] = [];
     for (const { choice, text, path } of chunkTexts(parsed)) {
-      const c = this.choice(choice);
-      c.fields.push(path, text);
-      c.written += text.length;
-      ends.push([choice, c.written]);
-      await c.stream.write(text);
+      const scanned = isArgumentsPath(path) ? this.unescaper(choice, path).write(text) : text;
+      ends.push([choice, await this.write(choice, path, scanned)]);
     }
     this.held.push({ raw: event.raw, ends });
     this.releaseReady();
@@ -74,6 +77,7 @@ export class StreamGuard {
 
   /** Ends every detection stream (settling the rest of the text) and releases what may be released. */
   async finish(): Promise<void> {
+    for (const [path, u] of this.unescapers) await this.write(u.choice, path, u.decoder.end());
     for (const [choice, c] of this.choices) {
       const last = await c.stream.end();
       this.apply(choice, last);
@@ -83,6 +87,26 @@ export class StreamGuard {
 
   cancel(): void {
     for (const c of this.choices.values()) c.stream.cancel();
+  }
+
+  /** Appends text to a choice's detection stream; returns the stream's length after it. */
+  private async write(choice: number, path: string, text: string): Promise<number> {
+    const c = this.choice(choice);
+    if (text.length > 0) {
+      c.fields.push(path, text);
+      c.written += text.length;
+      await c.stream.write(text);
+    }
+    return c.written;
+  }
+
+  private unescaper(choice: number, path: string): JsonStringUnescaper {
+    let u = this.unescapers.get(path);
+    if (!u) {
+      u = { choice, decoder: new JsonStringUnescaper() };
+      this.unescapers.set(path, u);
+    }
+    return u.decoder;
   }
 
   private choice(index: number): ChoiceStream {

@@ -11,7 +11,7 @@ import type { LimitsService } from '../limits/limits.service';
 import { blockedStreamTail, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.spec';
 import { joinFields } from '../../shared/explain/field-layout';
 import { CategoryMatches, explainVerdict, type ExplainedCategory } from '../../shared/explain/verdict-matches';
-import { SseParser } from '../proxy/sse';
+import { SseFormatError, SseParser, type SseEvent } from '../proxy/sse';
 import { StreamGuard } from '../proxy/stream-guard';
 import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamTransportError } from '../../shared/http/upstream';
 
@@ -149,6 +149,12 @@ async function relayJson(a: RelayArgs): Promise<FastifyReply> {
 
 async function relayStream(a: RelayArgs & { model: string; abort: AbortController }): Promise<FastifyReply> {
   const { reply } = a;
+  const encoding = String(a.upstream.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') {
+    // Never requested (Accept-Encoding is not forwarded), and compressed bytes cannot be scanned as they pass.
+    a.upstream.body.destroy();
+    throw new AppError('internal_error', 'The upstream provider sent a compressed stream, which cannot be scanned', { code: 'upstream_invalid', status: 502 });
+  }
   reply.status(a.upstream.statusCode);
   copyResponseHeaders(reply, a.upstream.headers);
   reply.raw.writeHead(a.upstream.statusCode, reply.getHeaders() as Record<string, string>);
@@ -159,24 +165,9 @@ async function relayStream(a: RelayArgs & { model: string; abort: AbortControlle
     windowChars: a.deps.streamWindowChars,
     release: (raw) => reply.raw.write(raw),
   });
-  const parser = new SseParser();
   let identity: StreamIdentity | null = null;
   try {
-    a.upstream.body.setEncoding('utf8');
-    for await (const chunk of a.upstream.body as AsyncIterable<string>) {
-      for (const event of parser.push(chunk)) {
-        const parsed = event.data && event.data !== '[DONE]' ? safeJson(event.data) : undefined;
-        identity ??= identityOf(parsed, a.model);
-        await guard.push(event, parsed);
-        if (guard.blocked) break;
-      }
-      if (guard.blocked) break;
-    }
-    if (!guard.blocked) {
-      const rest = parser.rest();
-      if (rest) await guard.push(rest, undefined);
-      await guard.finish();
-    }
+    identity = await pumpStream(a.upstream, guard, a.model);
   } catch (err) {
     if (a.abort.signal.aborted) {
       // The client went away: the upstream request was aborted with it; nothing more to send.
@@ -184,10 +175,13 @@ async function relayStream(a: RelayArgs & { model: string; abort: AbortControlle
       reply.raw.end();
       return reply;
     }
-    // Detection failed mid-stream, or the upstream broke: fail closed (nothing unscanned is released).
+    // Detection failed mid-stream, the upstream broke, or its stream could not be parsed: fail closed
+    // (nothing unparsed or unscanned is released).
     a.request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'stream relay stopped');
     guard.blocked = true;
-    guard.blockReason ||= 'the output could not be scanned';
+    const reason = err instanceof StreamPumpError ? err.reason : err;
+    guard.blockReason ||= reason instanceof SseFormatError ? 'the upstream stream could not be parsed' : 'the output could not be scanned';
+    identity = err instanceof StreamPumpError ? err.identity : null;
   } finally {
     guard.cancel();
   }
@@ -201,10 +195,55 @@ async function relayStream(a: RelayArgs & { model: string; abort: AbortControlle
   return reply;
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+/** Carries the stream's identity (for the blocked tail) out of a failed pump. */
+class StreamPumpError extends Error {
+  constructor(readonly reason: unknown, readonly identity: StreamIdentity | null) {
+    super(reason instanceof Error ? reason.message : String(reason));
   }
+}
+
+/**
+ * Parses the upstream stream (HTML-standard event-stream rules, sse.ts) and feeds every event to the
+ * guard, which releases each one once scanned. Stops early when the guard blocks. Returns the
+ * stream's identity; rethrows a failure as a StreamPumpError carrying it (and the original error).
+ */
+async function pumpStream(upstream: Dispatcher.ResponseData, guard: StreamGuard, model: string): Promise<StreamIdentity | null> {
+  const parser = new SseParser();
+  let identity: StreamIdentity | null = null;
+  const feed = async (events: SseEvent[]) => {
+    for (const event of events) {
+      if (guard.blocked) return;
+      const parsed = chunkPayload(event);
+      identity ??= identityOf(parsed, model);
+      await guard.push(event, parsed);
+    }
+  };
+  try {
+    upstream.body.setEncoding('utf8');
+    for await (const chunk of upstream.body as AsyncIterable<string>) {
+      await feed(parser.push(chunk));
+      if (guard.blocked) return identity;
+    }
+    await feed(parser.end());
+    if (!guard.blocked) await guard.finish();
+    return identity;
+  } catch (err) {
+    throw new StreamPumpError(err, identity);
+  }
+}
+
+/**
+ * The JSON chunk an event carries: undefined for events without data and for `[DONE]`. Any other data
+ * must be a JSON object; data that is not cannot be scanned, so the stream fails closed.
+ */
+function chunkPayload(event: SseEvent): unknown {
+  if (event.data === null || event.data === '[DONE]') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(event.data);
+  } catch {
+    throw new SseFormatError('the upstream sent a stream event whose data is not JSON'); // never the text itself
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SseFormatError('the upstream sent a stream event whose data is not a JSON object');
+  return parsed;
 }
