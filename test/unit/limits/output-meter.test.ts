@@ -89,6 +89,32 @@ describe('output metering', () => {
     expect(done).toEqual([3]);
   });
 
+  it.each([
+    ['CR-only', (e: string) => e.replace(/\n/g, '\r')],
+    ['CRLF with a leading BOM', (e: string) => e.replace(/\n/g, '\r\n')],
+  ])('meters and cuts a %s messages stream (the sensor\'s stream path) like an LF one', async (_name, frame) => {
+    const { m, done } = meter('messages', 2);
+    const events = [
+      msgEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+      msgEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hello' } }),
+      msgEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: ' big world' } }),
+      msgEvent('message_stop', {}),
+    ].map(frame);
+    const out = await collect(m.wrap(source([`\uFEFF${events[0]}`, ...events.slice(1)]), 'text/event-stream'));
+    expect(out).toContain('Hello');
+    expect(out).not.toContain('big world');
+    expect(out).toContain('"stop_reason":"max_tokens"');
+    expect(done).toEqual([3]);
+  });
+
+  it('counts a last event sent without its blank line, and passes CR-only streams through byte for byte', async () => {
+    const raw = [chatChunk('Hello'), chatChunk(' world')].join('').replace(/\n/g, '\r') + `data: ${JSON.stringify({ choices: [], usage: { completion_tokens: 42 } })}`;
+    const { m, done } = meter('openai-chat');
+    const out = await collect(m.wrap(source([raw.slice(0, 33), raw.slice(33)]), 'text/event-stream'));
+    expect(out).toBe(raw);
+    expect(done).toEqual([42]);
+  });
+
   it('uses the messages usage.output_tokens of an uncut stream', async () => {
     const { m, done } = meter('messages');
     await collect(m.wrap(source([
