@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { request as upstreamRequest, type Dispatcher } from 'undici';
 import { auditResponses, type AuditSinks } from '../../management/events/audit.hook';
@@ -218,13 +219,14 @@ async function pumpStream(upstream: Dispatcher.ResponseData, guard: StreamGuard,
       await guard.push(event, parsed);
     }
   };
+  // Not body.setEncoding: undici's decodes each read on its own, breaking a character split across reads.
+  const decoder = new StringDecoder('utf8');
   try {
-    upstream.body.setEncoding('utf8');
-    for await (const chunk of upstream.body as AsyncIterable<string>) {
-      await feed(parser.push(chunk));
+    for await (const chunk of upstream.body as AsyncIterable<Buffer | string>) {
+      await feed(parser.push(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
       if (guard.blocked) return identity;
     }
-    await feed(parser.end());
+    await feed([...parser.push(decoder.end()), ...parser.end()]);
     if (!guard.blocked) await guard.finish();
     return identity;
   } catch (err) {

@@ -1,0 +1,55 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A chat-completions upstream that answers with exactly the bytes a test scripted, in the pieces it
+ * scripted (each piece a separate write, `gapMs` apart, so they reach the gateway as separate reads):
+ * for testing SSE framing (line endings, byte order marks, unterminated last events, splits at any
+ * byte). The request's `model` names the script, so many requests can run at once.
+ */
+export interface ScriptedStream {
+  pieces: Buffer[];
+  /** Extra response headers (content-type is text/event-stream unless set here). */
+  headers?: Record<string, string>;
+}
+
+export interface FakeSseUpstream {
+  url: string;
+  scripts: Map<string, ScriptedStream>;
+  gapMs: number;
+  close(): Promise<void>;
+}
+
+export async function startFakeSseUpstream(): Promise<FakeSseUpstream> {
+  const fake = { scripts: new Map<string, ScriptedStream>(), gapMs: 3 } as FakeSseUpstream;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { model } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string };
+      const script = fake.scripts.get(model);
+      if (!script) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `no script ${model}`, type: 'invalid_request_error', code: 'model_not_found' } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...script.headers });
+      let i = 0;
+      const tick = () => {
+        if (res.destroyed) return;
+        if (i >= script.pieces.length) return void res.end();
+        res.write(script.pieces[i++]);
+        setTimeout(tick, fake.gapMs);
+      };
+      tick();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  fake.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
+  return fake;
+}
