@@ -53,6 +53,13 @@ describe('streamed chat completions: SSE framing and tool-call arguments', () =>
   let upstream: FakeSseUpstream;
   let svc: TestServices;
   let scriptNo = 0;
+  let policyId: string;
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${svc.gatewayUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then((r) => r.json() as Promise<Record<string, any>>);
 
   /** Scripts the upstream's answer (pieces as separate writes) and sends a streamed request for it. */
   async function stream(pieces: Buffer[], headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: Buffer }> {
@@ -77,14 +84,10 @@ describe('streamed chat completions: SSE framing and tool-call arguments', () =>
 
   beforeAll(async () => {
     upstream = await startFakeSseUpstream();
-    svc = await startTestServices(pgliteTarget, { services: ['detection', 'gateway'], env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: 'sk-upstream' } });
-    const api = (method: string, path: string, body?: unknown) =>
-      fetch(`${svc.gatewayUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }).then((r) => r.json() as Promise<Record<string, any>>);
-    const policyId = (await api('GET', '/v1/policies/?is_default=true')).results[0].id;
+    svc = await startTestServices(pgliteTarget, {
+      env: { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: 'sk-upstream', ANTHROPIC_BASE_URL: upstream.url.replace(/\/v1$/, '') },
+    });
+    policyId = (await api('GET', '/v1/policies/?is_default=true')).results[0].id;
     await api('PATCH', `/v1/policies/${policyId}/`, {
       policy_mode: 'IO',
       input_detectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'block' }],
@@ -202,6 +205,51 @@ describe('streamed chat completions: SSE framing and tool-call arguments', () =>
       const res = await stream([Buffer.from('not really gzip')], { 'content-encoding': 'gzip' });
       expect(res.status).toBe(502);
       expect(JSON.parse(res.body.toString('utf8')).error).toMatchObject({ type: 'internal_error', code: 'upstream_invalid' });
+    });
+  });
+
+  // The sensor relays messages streams through the output meter (token budgets, the max_output_tokens cut),
+  // which reads events with the same parser: a CR-only or BOM-led stream is metered and cut like any other.
+  describe('sensor /v1/messages streams', () => {
+    const msgEvent = (type: string, data: Record<string, unknown>, nl: string) => `event: ${type}${nl}data: ${JSON.stringify({ type, ...data })}${nl}${nl}`;
+    const messagesStream = (nl: string, bom: boolean) =>
+      (bom ? '\uFEFF' : '') +
+      [
+        msgEvent('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'c', usage: { input_tokens: 5, output_tokens: 1 } } }, nl),
+        msgEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }, nl),
+        msgEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hello' } }, nl),
+        msgEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: ' there, a much longer tail of words' } }, nl),
+        msgEvent('content_block_stop', { index: 0 }, nl),
+        msgEvent('message_stop', {}, nl),
+      ].join('');
+    const send = async (raw: string, maxTokens: number) => {
+      const model = `script-${(scriptNo += 1)}`;
+      upstream.scripts.set(model, { pieces: [Buffer.from(raw)] });
+      const res = await fetch(`${svc.sensorUrl}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-key': svc.apiKey, 'x-api-key': 'sk-ant-upstream', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model, max_tokens: maxTokens, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+    };
+
+    beforeAll(async () => {
+      const limits = { rate_limits_enabled: true, requests_per_minute: 100000, burst_multiplier: 1, tokens_per_minute: 10_000_000, max_input_tokens: 8192, max_input_characters: 64_000, max_output_tokens: 3, cost_limit_per_day_cents: 0 };
+      await api('PATCH', `/v1/policies/${policyId}/`, { rate_limits: limits });
+    });
+
+    it.each([
+      ['CR-only', '\r', false],
+      ['CRLF with a leading BOM', '\r\n', true],
+      ['LF with a leading BOM', '\n', true],
+    ])('cuts a %s stream at max_output_tokens', async (_name, nl, bom) => {
+      const raw = messagesStream(nl, bom);
+      const { status, body } = await send(raw, 3);
+      expect(status).toBe(200);
+      const text = body.toString('utf8');
+      expect(text).toContain('Hello');
+      expect(text).not.toContain('longer tail');
+      expect(text).toContain('"stop_reason":"max_tokens"');
     });
   });
 });
