@@ -8,8 +8,10 @@ import type { SseEvent } from './sse';
 
 /**
  * Output enforcement for a streamed completion. Every upstream event is held until ALL the text it
- * carries has been scanned with enough following context (the detection stream's `releasedUpTo`, one
- * detection stream per choice); events are released strictly in order. When the detection verdict
+ * carries has been scanned with enough following context (the detection stream's `releasedUpTo`; one
+ * detection stream per choice for its content, refusal and transcript, and one per tool call's
+ * arguments, so fragments of two tool calls interleaved in the stream are each scanned contiguous);
+ * events are released strictly in order. When the detection verdict
  * turns to blocked, nothing more is released. Events without text (role, finish, usage, [DONE]) are
  * released as soon as everything before them is.
  *
@@ -23,24 +25,29 @@ export interface StreamGuardOptions {
   release: (raw: string) => void;
 }
 
-interface ChoiceStream {
+interface FieldStream {
   stream: DetectStream;
   written: number;
   released: number;
-  /** Which streamed field each stretch of this choice's detection stream came from. */
+  /** Which streamed field each stretch of this detection stream came from. */
   fields: StreamFieldLayout;
 }
 
 interface Held {
   raw: string;
-  ends: Array<[choice: number, offset: number]>;
+  ends: Array<[stream: string, offset: number]>;
 }
 
+/** Detection streams one response may open (choices and tool calls); past it the stream fails closed. */
+export const MAX_FIELD_STREAMS = 128;
+
 export class StreamGuard {
-  private readonly choices = new Map<number, ChoiceStream>();
+  /** Detection streams by key: `choices[i]`, or the path of a tool call's arguments. */
+  private readonly streams = new Map<string, FieldStream>();
+  private readonly choices = new Set<number>();
   private readonly held: Held[] = [];
   /** One decoder per streamed arguments field (its path names the choice and the tool call). */
-  private readonly unescapers = new Map<string, { choice: number; decoder: JsonStringUnescaper }>();
+  private readonly unescapers = new Map<string, JsonStringUnescaper>();
   private readonly categories = new Map<string, DetectCategory>();
   private readonly matches = new CategoryMatches();
   /** Updates whose findings were collected (finish() applies the last update again). */
@@ -61,15 +68,17 @@ export class StreamGuard {
   }
 
   choiceIndexes(): number[] {
-    return [...this.choices.keys()].sort((a, b) => a - b);
+    return [...this.choices].sort((a, b) => a - b);
   }
 
   /** Feeds one upstream event. Rejects if the detection stream failed (the caller applies the fail mode). */
   async push(event: SseEvent, parsed: unknown): Promise<void> {
     const ends: Held['ends'] = [];
     for (const { choice, text, path } of chunkTexts(parsed)) {
-      const scanned = isArgumentsPath(path) ? this.unescaper(choice, path).write(text) : text;
-      ends.push([choice, await this.write(choice, path, scanned)]);
+      this.choices.add(choice);
+      const args = isArgumentsPath(path);
+      const key = args ? path : `choices[${choice}]`;
+      ends.push([key, await this.write(key, path, args ? this.unescaper(path).write(text) : text)]);
     }
     this.held.push({ raw: event.raw, ends });
     this.releaseReady();
@@ -77,21 +86,21 @@ export class StreamGuard {
 
   /** Ends every detection stream (settling the rest of the text) and releases what may be released. */
   async finish(): Promise<void> {
-    for (const [path, u] of this.unescapers) await this.write(u.choice, path, u.decoder.end());
-    for (const [choice, c] of this.choices) {
+    for (const [path, decoder] of this.unescapers) await this.write(path, path, decoder.end());
+    for (const [key, c] of this.streams) {
       const last = await c.stream.end();
-      this.apply(choice, last);
+      this.apply(key, last);
     }
     this.releaseReady();
   }
 
   cancel(): void {
-    for (const c of this.choices.values()) c.stream.cancel();
+    for (const c of this.streams.values()) c.stream.cancel();
   }
 
-  /** Appends text to a choice's detection stream; returns the stream's length after it. */
-  private async write(choice: number, path: string, text: string): Promise<number> {
-    const c = this.choice(choice);
+  /** Appends text of the field `path` to a detection stream; returns the stream's length after it. */
+  private async write(key: string, path: string, text: string): Promise<number> {
+    const c = this.stream(key);
     if (text.length > 0) {
       c.fields.push(path, text);
       c.written += text.length;
@@ -100,32 +109,33 @@ export class StreamGuard {
     return c.written;
   }
 
-  private unescaper(choice: number, path: string): JsonStringUnescaper {
+  private unescaper(path: string): JsonStringUnescaper {
     let u = this.unescapers.get(path);
     if (!u) {
-      u = { choice, decoder: new JsonStringUnescaper() };
+      u = new JsonStringUnescaper();
       this.unescapers.set(path, u);
     }
-    return u.decoder;
+    return u;
   }
 
-  private choice(index: number): ChoiceStream {
-    let c = this.choices.get(index);
+  private stream(key: string): FieldStream {
+    let c = this.streams.get(key);
     if (!c) {
+      if (this.streams.size >= MAX_FIELD_STREAMS) throw new Error(`the stream has more than ${MAX_FIELD_STREAMS} choices and tool calls`);
       const stream = this.o.detection.detectStream({
         direction: 'output',
         policy: this.o.policy,
         windowChars: this.o.windowChars,
-        onUpdate: (u: DetectStreamUpdate) => this.apply(index, u),
+        onUpdate: (u: DetectStreamUpdate) => this.apply(key, u),
       });
       c = { stream, written: 0, released: 0, fields: new StreamFieldLayout() };
-      this.choices.set(index, c);
+      this.streams.set(key, c);
     }
     return c;
   }
 
-  private apply(choice: number, u: DetectStreamUpdate): void {
-    const c = this.choices.get(choice);
+  private apply(key: string, u: DetectStreamUpdate): void {
+    const c = this.streams.get(key);
     if (c) {
       c.released = Math.max(c.released, u.releasedUpTo);
       // Settled findings carry stream offsets; only fired ones are located (binary search per finding).
@@ -148,7 +158,7 @@ export class StreamGuard {
   private releaseReady(): void {
     while (!this.blocked && this.held.length > 0) {
       const next = this.held[0]!;
-      if (!next.ends.every(([choice, end]) => (this.choices.get(choice)?.released ?? 0) >= end)) return;
+      if (!next.ends.every(([key, end]) => (this.streams.get(key)?.released ?? 0) >= end)) return;
       this.held.shift();
       this.o.release(next.raw);
     }

@@ -49,8 +49,8 @@ describe('StreamGuard: matches of a streamed answer', () => {
     const args0 = ['{"to":"cy@acme-corp.com",', '"n":1}'];
     const content1 = ['Other choice: di@acme-corp.com'];
     // Content of choice 0 (an address split over two chunks), then the arguments of its tool call 3
-    // interleaved with more content, and a second choice. (A choice's fields share one detection
-    // stream, so a match is only found where a field's text is contiguous in it.)
+    // interleaved with more content, and a second choice. (A choice's content shares one detection
+    // stream with its refusal and transcript; each tool call's arguments have their own.)
     const events = [
       chunk([{ index: 0, delta: { content: content0[0] } }]),
       chunk([{ index: 0, delta: { content: content0[1] } }]),
@@ -73,5 +73,28 @@ describe('StreamGuard: matches of a streamed answer', () => {
       ['choices[1].delta.content', 'di@acme-corp.com'],
     ]);
     for (const m of byPath) expect(m.signal).toBe('signature:pii/email');
+  });
+
+  it('scans streamed tool-call arguments decoded (JSON escapes split across chunks), each tool call on its own', async () => {
+    const policy = policyFixture({ outputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'block' }] });
+    const released: string[] = [];
+    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, release: (raw) => released.push(raw) });
+    const escape = (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const args = `{"to":"${escape('cy@acme-corp.com')}"}`;
+    const other = '{"note":"\\u0068i"}';
+    const pieces = args.match(/[\s\S]{1,7}/g)!; // cuts inside the escapes
+    const events = pieces.flatMap((p, i) => [
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: p } }] } }]),
+      ...(i < other.length ? [chunk([{ index: 0, delta: { tool_calls: [{ index: 1, function: { arguments: other[i] } }] } }])] : []),
+    ]);
+    for (const e of events) await guard.push(event(e), e);
+    await guard.finish();
+    expect(guard.blocked).toBe(true);
+    const [email] = guard.explained();
+    expect(email!.matches.map((m) => [m.path, m.start, m.end])).toEqual([['choices[0].delta.tool_calls[0].function.arguments', 7, 23]]);
+    // Nothing that completes the address was released.
+    const releasedArgs = released.map((r) => JSON.parse(r.slice(6)).choices[0].delta.tool_calls[0]).filter((t) => t.index === 0).map((t) => t.function.arguments).join('');
+    expect(args.startsWith(releasedArgs)).toBe(true);
+    expect(releasedArgs.length).toBeLessThan(args.length - 6 * 4);
   });
 });
