@@ -1,6 +1,6 @@
 import { createDetectionEngine } from '../../../src/detection/engine';
 import { StreamScanner } from '../../../src/detection/stream-scanner';
-import { StreamGuard } from '../../../src/gateway/proxy/stream-guard';
+import { MAX_FIELD_STREAMS, StreamGuard } from '../../../src/gateway/proxy/stream-guard';
 import type { DetectionClient, DetectStream, DetectStreamOptions, DetectStreamUpdate } from '../../../src/shared/detection-client';
 import { policyFixture } from '../detection/policy-fixture';
 
@@ -96,5 +96,16 @@ describe('StreamGuard: matches of a streamed answer', () => {
     const releasedArgs = released.map((r) => JSON.parse(r.slice(6)).choices[0].delta.tool_calls[0]).filter((t) => t.index === 0).map((t) => t.function.arguments).join('');
     expect(args.startsWith(releasedArgs)).toBe(true);
     expect(releasedArgs.length).toBeLessThan(args.length - 6 * 4);
+  });
+
+  it('refuses to open more detection streams than the bound (the relay then fails closed)', async () => {
+    const policy = policyFixture({ outputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'block' }] });
+    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, release: () => undefined });
+    const calls = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ index: from + i, function: { arguments: '{}' } }));
+    const first = chunk([{ index: 0, delta: { content: 'hi', tool_calls: calls(0, MAX_FIELD_STREAMS - 1) } }]);
+    await guard.push(event(first), first);
+    const more = chunk([{ index: 0, delta: { tool_calls: calls(MAX_FIELD_STREAMS, 1) } }]);
+    await expect(guard.push(event(more), more)).rejects.toThrow(/more than/);
+    guard.cancel();
   });
 });
