@@ -10,6 +10,7 @@ import { closeRedis, connectRedis } from './gateway/limits/redis-client';
 import { ResilientLimitStore } from './gateway/limits/redis-store';
 import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
 import { AlertNotifier } from './management/events/alert-notifier';
+import { openAuditSpool } from './management/events/audit-spool.factory';
 import { AuditWriter } from './management/events/audit-writer';
 import type { AuditSinks } from './management/events/audit.hook';
 import { EventService } from './management/events/event.service';
@@ -116,8 +117,10 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     const projects = new ProjectService(storage, bus);
     const events = new EventService(storage);
     // Closed after the HTTP servers (closers run in reverse): every in-flight request's event is written.
-    const audit = new AuditWriter(storage, logger.child({ component: 'audit' }));
-    closers.push({ name: 'audit', close: () => audit.close() });
+    const auditLogger = logger.child({ component: 'audit' });
+    const spool = openAuditSpool(config, auditLogger);
+    const audit = new AuditWriter(storage, auditLogger, { spool: spool.spool });
+    closers.push({ name: 'audit', close: () => audit.close().finally(() => spool.release()) });
     running.audit = audit;
     const sinks: AuditSinks = { writer: audit };
     if (config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET) {

@@ -57,6 +57,9 @@ export const configSchema = z.object({
       .optional(),
   ),
   DATA_DIR: z.string().min(1).default('./data'),
+  /** Audit spool (events waiting while the database is unreachable); default DATA_DIR/audit-spool, none for memory://. */
+  AUDIT_SPOOL_DIR: z.preprocess(empty, z.string().min(1).optional()),
+  AUDIT_SPOOL_MAX_BYTES: positiveInt('AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024 * 1024 * 1024),
   REDIS_URL: z.preprocess(
     empty,
     z.string().regex(/^rediss?:\/\/.+/, 'REDIS_URL must be a redis:// or rediss:// URL').optional(),

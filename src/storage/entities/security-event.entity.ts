@@ -64,6 +64,10 @@ export class SecurityEventEntity {
   @Column({ name: 'client_ip', type: 'varchar', length: 64, nullable: true })
   clientIp!: string | null;
 
+  /** Why the request failed closed: `detection_unavailable` or `detection_timeout`; null otherwise. */
+  @Column({ name: 'fail_reason', type: 'varchar', length: 32, nullable: true })
+  failReason!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }
