@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { request as upstreamRequest } from 'undici';
-import { auditResponses, type AuditSinks } from '../management/events/audit.hook';
+import { auditHooks, failReasonOfResult, noteFailClosed, type AuditSinks } from '../management/events/audit.hook';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
 import type { DetectionClient } from '../shared/detection-client';
 import { authOf } from '../management/projects/request-auth';
@@ -51,7 +51,7 @@ function authenticateSensor(deps: MessagesRouteDeps) {
  */
 export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): void {
   const limited = trafficLimitHooks(deps.limits, { wire: 'messages', authenticate: authenticateSensor(deps), credential: svcKeyCredential });
-  const hooks = { ...limited, onResponse: auditResponses(deps.audit) };
+  const hooks = { ...limited, ...auditHooks(deps.audit) };
   app.post('/v1/messages', hooks, async (request, reply) => {
     const ctx = authOf(request);
     const summary = readMessagesRequest(request.body);
@@ -60,6 +60,7 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRoute
     const verdict = await deps.detection.detect({ text, direction: 'input', policy: ctx.policy.detection });
     request.audit.findings = explainVerdict(verdict, (start, end) => layout.locate(start, end));
     request.audit.blocked = verdict.blocked;
+    noteFailClosed(request, failReasonOfResult(verdict));
     const unscanned = unscannedOf(verdict);
     setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });
     if (verdict.blocked) {

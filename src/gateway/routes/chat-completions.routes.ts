@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { request as upstreamRequest, type Dispatcher } from 'undici';
-import { auditResponses, type AuditSinks } from '../../management/events/audit.hook';
+import { auditHooks, failReasonOfError, failReasonOfResult, noteFailClosed, type AuditSinks } from '../../management/events/audit.hook';
 import type { AuthContext, ProjectAuthService } from '../../management/projects/project-auth.service';
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import type { DetectCategory, DetectionClient, DetectResult } from '../../shared/detection-client';
@@ -59,7 +59,7 @@ function upstreamHeaders(request: FastifyRequest, apiKey: string | undefined): R
  */
 export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRouteDeps): void {
   const limited = trafficLimitHooks(deps.limits, { wire: 'openai-chat', authenticate: requireBearerKey(deps.auth), credential: bearerCredential });
-  const hooks = { ...limited, onResponse: auditResponses(deps.audit) };
+  const hooks = { ...limited, ...auditHooks(deps.audit) };
   app.post('/v1/chat/completions', hooks, async (request, reply) => {
     const ctx = authOf(request);
     const chat = readChatRequest(request.body);
@@ -67,6 +67,7 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
     const joined = joinFields(chat.fields);
     const input = await deps.detection.detect({ text: joined.text, direction: 'input', policy: ctx.policy.detection });
     record(request, explainVerdict(input, (start, end) => joined.layout.locate(start, end)), input.blocked);
+    noteFailClosed(request, failReasonOfResult(input));
     setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
     if (input.blocked) throw securityBlock('input', input);
 
@@ -140,6 +141,7 @@ async function relayJson(a: RelayArgs): Promise<FastifyReply> {
   const joined = joinFields(responseFields(parsed));
   const output = await a.deps.detection.detect({ text: joined.text, direction: 'output', policy: a.ctx.policy.detection });
   record(a.request, explainVerdict(output, (start, end) => joined.layout.locate(start, end)), output.blocked);
+  noteFailClosed(a.request, failReasonOfResult(output));
   const categories = [...a.input.categories, ...output.categories];
   setRiskHeaders(a.reply, { blocked: output.blocked, categories, unscanned: [...new Set([...unscannedOf(a.input), ...unscannedOf(output)])] });
   if (output.blocked) throw securityBlock('output', output);
@@ -179,6 +181,7 @@ async function relayStream(a: RelayArgs & { model: string; abort: AbortControlle
     // Detection failed mid-stream, the upstream broke, or its stream could not be parsed: fail closed
     // (nothing unparsed or unscanned is released).
     a.request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'stream relay stopped');
+    noteFailClosed(a.request, failReasonOfError(err));
     guard.blocked = true;
     const reason = err instanceof StreamPumpError ? err.reason : err;
     guard.blockReason ||= reason instanceof SseFormatError ? 'the upstream stream could not be parsed' : 'the output could not be scanned';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { auditResponses, type AuditSinks } from '../../management/events/audit.hook';
+import { auditHooks, failReasonOfResult, noteFailClosed, type AuditSinks } from '../../management/events/audit.hook';
 import type { ProjectAuthService } from '../../management/projects/project-auth.service';
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import type { DetectionClient } from '../../shared/detection-client';
@@ -34,7 +34,7 @@ export interface DetectRouteDeps {
  */
 export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps): void {
   const limited = trafficLimitHooks(deps.limits, { wire: 'detect', authenticate: requireBearerKey(deps.auth), credential: bearerCredential });
-  app.post('/v1/detect', { ...limited, onResponse: auditResponses(deps.audit) }, async (request, reply) => {
+  app.post('/v1/detect', { ...limited, ...auditHooks(deps.audit) }, async (request, reply) => {
     const body = parseBody(detectBodySchema, request.body);
     const ctx = authOf(request);
     request.audit = { countTexts: [body.content] };
@@ -48,6 +48,7 @@ export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps
     const categories = explainVerdict(verdict, (start, end) => [{ path: 'content', start, end }]);
     request.audit.findings = categories;
     request.audit.blocked = verdict.blocked;
+    noteFailClosed(request, failReasonOfResult(verdict));
     setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });
     return { blocked: verdict.blocked, categories, unscanned };
   });

@@ -1,8 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import * as grpc from '@grpc/grpc-js';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isAppError } from '../../shared/errors';
 import { countTextTokens } from '../../shared/tokens';
 import type { RecordedFinding } from '../../storage/entities/security-event.entity';
 import type { AlertNotifier } from './alert-notifier';
-import type { AuditEvent, AuditWriter } from './audit-writer';
+import type { AuditEvent, AuditWriter, FailReason } from './audit-writer';
 
 /** What a traffic handler knows about its request, for the audit record (never content). */
 export interface AuditDraft {
@@ -11,6 +13,8 @@ export interface AuditDraft {
   countTexts?: readonly string[];
   findings?: RecordedFinding[];
   blocked?: boolean;
+  /** Set when the request failed closed because detection was unavailable or timed out. */
+  failReason?: FailReason;
 }
 
 declare module 'fastify' {
@@ -45,6 +49,42 @@ export interface AuditSinks {
   alerts?: AlertNotifier;
 }
 
+/** A verdict blocked by no finding but by a detector that failed (fail mode closed): why. */
+export function failReasonOfResult(r: {
+  blocked: boolean;
+  categories: ReadonlyArray<{ action: string }>;
+  outcomes: ReadonlyArray<{ status: string; failMode: string }>;
+}): FailReason | undefined {
+  if (!r.blocked || r.categories.some((c) => c.action === 'block')) return undefined;
+  const failed = r.outcomes.filter((o) => (o.status === 'error' || o.status === 'timeout') && o.failMode === 'closed');
+  if (failed.length === 0) return undefined;
+  return failed.some((o) => o.status === 'timeout') ? 'detection_timeout' : 'detection_unavailable';
+}
+
+/** An error that failed the request closed because detection could not answer (503 detection_unavailable). */
+export function failReasonOfError(err: unknown): FailReason | undefined {
+  if (!isAppError(err) || err.code !== 'detection_unavailable') return undefined;
+  const cause = err.cause as { code?: unknown } | undefined;
+  return cause?.code === grpc.status.DEADLINE_EXCEEDED ? 'detection_timeout' : 'detection_unavailable';
+}
+
+/** Notes a fail-closed reason (from a verdict or an error) in the request's audit draft; the first one wins. */
+export function noteFailClosed(request: FastifyRequest, reason: FailReason | undefined): void {
+  if (!reason) return;
+  request.audit = request.audit ?? {};
+  request.audit.failReason ??= reason;
+}
+
+/** Route hooks of the audit trail: onError notes fail-closed errors, onResponse records the event. */
+export function auditHooks(sinks: AuditSinks) {
+  return {
+    onError: async (request: FastifyRequest, _reply: FastifyReply, error: FastifyError): Promise<void> => {
+      noteFailClosed(request, failReasonOfError(error));
+    },
+    onResponse: auditResponses(sinks),
+  };
+}
+
 export function auditResponses(sinks: AuditSinks) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const ctx = request.auth;
@@ -62,6 +102,7 @@ export function auditResponses(sinks: AuditSinks) {
       responseStatus: reply.statusCode,
       latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
       clientIp: request.ip ?? null,
+      failReason: draft.failReason ?? null,
       createdAt: new Date(),
     };
     sinks.writer.record(event);

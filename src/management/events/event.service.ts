@@ -22,6 +22,8 @@ export interface EventView {
   blocked: boolean;
   response_status: number;
   latency_ms: number;
+  /** `detection_unavailable` / `detection_timeout` when the request failed closed; null otherwise. */
+  fail_reason: string | null;
   created_at: string;
 }
 
@@ -65,7 +67,7 @@ export class EventService {
     const w = where(organizationId, q);
     const [total] = await this.storage.query<{ n: number }>(`SELECT count(*)::int AS n FROM security_events WHERE ${w.sql}`, w.params);
     const rows = await this.storage.query<Record<string, any>>(
-      `SELECT id, project_id, path, session_id, model, input_tokens, findings, blocked, response_status, latency_ms, created_at
+      `SELECT id, project_id, path, session_id, model, input_tokens, findings, blocked, response_status, latency_ms, fail_reason, created_at
          FROM security_events WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
       w.params,
     );
@@ -82,6 +84,7 @@ export class EventService {
         blocked: r.blocked,
         response_status: r.response_status,
         latency_ms: Number(r.latency_ms),
+        fail_reason: r.fail_reason ?? null,
         created_at: isoString(r.created_at),
       })),
     };
