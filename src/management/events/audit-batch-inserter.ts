@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/logger';
 import type { Storage } from '../../storage/data-source';
 import { classifyStorageError, constraintOf, errorCodeOf } from '../../storage/storage-errors';
-import { eventToJson, type AuditEvent } from './audit-sanitizer';
+import { eventToJson, sanitizeEvent, type AuditEvent } from './audit-sanitizer';
 
 const COLUMNS = [
   'organization_id', 'project_id', 'kind', 'path', 'session_id', 'model', 'input_tokens', 'findings', 'blocked',
@@ -116,7 +116,7 @@ export class AuditBatchInserter {
     const constraint = constraintOf(cause) ?? null;
     this.logger.error({ code, constraint, kind: event.kind }, 'audit event rejected by the database: moved to audit_dead_letters');
     try {
-      await this.storage.query(DEAD_LETTER_SQL, [JSON.stringify(eventToJson(event)), code, constraint]);
+      await this.storage.query(DEAD_LETTER_SQL, [JSON.stringify(eventToJson(sanitizeEvent(event))), code, constraint]);
       return undefined;
     } catch (err) {
       return err ?? new Error('dead-letter insert failed');

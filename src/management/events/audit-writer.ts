@@ -53,6 +53,7 @@ export class AuditWriter {
   private retryDelayMs = 0;
   private nextProbeAt = 0;
   private closed = false;
+  private closeDone = false;
   private readonly counters = { written: 0, dropped: 0, failedFlushes: 0, deadLettered: 0, lost: 0, replayed: 0 };
   private readonly batchSize: number;
   private readonly maxBuffered: number;
@@ -77,7 +78,9 @@ export class AuditWriter {
   record(event: AuditEvent): void {
     this.buffer.push(event);
     if (this.closed) {
-      // A request that finished after close(): spooled at once (the timer is gone), else written directly.
+      // While close() runs, its last step takes the event; after it, the event is spooled at once
+      // (the timer is gone), or written directly without a spool.
+      if (!this.closeDone) return;
       this.logger.warn('audit event after shutdown');
       if (this.spool) this.spoolBuffer();
       else void this.flush();
@@ -120,6 +123,7 @@ export class AuditWriter {
     if (this.outage) this.nextProbeAt = 0; // one last attempt
     await this.flush();
     this.spoolBuffer();
+    this.closeDone = true;
     const s = this.getStats();
     if (s.buffered > 0) this.logger.error({ lost: s.buffered }, 'audit events could not be written nor spooled before shutdown');
     else if (s.spooled > 0) this.logger.warn({ spooled: s.spooled }, 'audit events spooled at shutdown: written at the next start');
@@ -133,12 +137,15 @@ export class AuditWriter {
       }
       const batch = this.nextBatch();
       if (!batch) return;
+      // From here the batch is only in `batch` (and its spool file): every exit path below keeps it.
       try {
         this.count(await this.inserter.insert(batch.events), batch.fromSpool);
         if (batch.fromSpool) this.spool?.remove(batch.fromSpool);
-        else this.buffer.splice(0, batch.events.length);
       } catch (err) {
-        if (!(err instanceof StorageUnavailableError)) throw err;
+        if (!(err instanceof StorageUnavailableError)) {
+          if (!batch.fromSpool) this.buffer.unshift(...batch.events); // kept for the next flush
+          throw err;
+        }
         this.enterOutage(err, batch);
       }
       // Let waiting I/O run between batches: on the embedded database a statement is synchronous
@@ -152,7 +159,8 @@ export class AuditWriter {
     const spooled = this.spool?.peek();
     if (spooled) return { events: spooled.events.map(sanitizeEvent), fromSpool: spooled.name };
     if (this.buffer.length === 0) return undefined;
-    return { events: this.buffer.slice(0, this.batchSize).map(sanitizeEvent) };
+    // Taken out of the buffer now: a concurrent spoolBuffer() (an event recorded after close) never sees it twice.
+    return { events: this.buffer.splice(0, this.batchSize).map(sanitizeEvent) };
   }
 
   private count(o: InsertOutcome, fromSpool: string | undefined): void {
@@ -172,7 +180,7 @@ export class AuditWriter {
         this.spool.append(err.remaining);
       }
     } else {
-      this.buffer.splice(0, batch.events.length, ...err.remaining);
+      this.buffer.unshift(...err.remaining);
     }
     if (!this.outage) this.logger.error({ code: err.code, waiting: this.buffer.length }, 'audit: database unavailable; spooling events until it answers');
     this.outage = true;

@@ -21,6 +21,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('storage on %s',
         `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
       );
       expect(tables.map((t) => t.table_name)).toEqual([
+        'audit_dead_letters',
         'organizations',
         'policies',
         'projects',
