@@ -130,3 +130,21 @@ describe('loadConfig: classifier backend variables', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('loadConfig: audit spool', () => {
+  it('defaults to DATA_DIR/audit-spool (resolved later) and 256 MiB; parses given values', () => {
+    expect(loadConfig({})).toMatchObject({ AUDIT_SPOOL_DIR: undefined, AUDIT_SPOOL_MAX_BYTES: 268_435_456 });
+    expect(loadConfig({ AUDIT_SPOOL_DIR: '/var/spool/gw', AUDIT_SPOOL_MAX_BYTES: '1048576' })).toMatchObject({
+      AUDIT_SPOOL_DIR: '/var/spool/gw',
+      AUDIT_SPOOL_MAX_BYTES: 1_048_576,
+    });
+    expect(loadConfig({ AUDIT_SPOOL_DIR: '' }).AUDIT_SPOOL_DIR).toBeUndefined();
+  });
+
+  it.each([
+    [{ AUDIT_SPOOL_MAX_BYTES: 'lots' }, /AUDIT_SPOOL_MAX_BYTES must be a number/],
+    [{ AUDIT_SPOOL_MAX_BYTES: '0' }, /AUDIT_SPOOL_MAX_BYTES must be at least 1/],
+  ])('%j stops start-up with a clear message', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
