@@ -4,11 +4,12 @@ import { isDetectorType, type DetectorType } from '../shared/detector-catalog';
 import { invalidRequest } from '../shared/errors';
 import type { Action, DetectionPolicy, DetectorEntry, Direction } from '../shared/policy';
 import type { FailMode } from '../shared/proto';
-import { decide, MAX_FINDINGS_PER_DETECTOR, mergeFindings, type FailedDetector, type RuleResult } from './decide';
+import { decide, MAX_FINDINGS_PER_DETECTOR, mergeFindings, THRESHOLD_CUTOFFS, type FailedDetector, type RuleResult } from './decide';
 import type { DetectorFinding, DetectorInput } from './detector';
 import { Deadline, runDetector } from './detector-runner';
 import { anyEntryMatches, matchListSpans, RuleCache, type CompiledRules } from './match-rules';
-import { alignmentBase, buildViews, type TextView } from './normalize';
+import { alignmentBase, buildViewSet, type HiddenPayload, type TextView } from './normalize';
+import { isSubstantialPayload } from './normalize/invisible-text';
 import { defaultRegistry, type DetectorRegistry } from './registry';
 import { findAll, type Span } from './regex-scan';
 import { customSignal, DENY_LIST_SIGNAL, signatureSignal } from './signals';
@@ -136,7 +137,7 @@ interface ScanContext {
 
 async function scanText(context: ScanContext, text: string, wholeText: boolean): Promise<RawScan> {
   const { rules } = context;
-  const views = buildViews(text);
+  const { views, hidden } = buildViewSet(text);
   const primary = views[0] as TextView;
   if (anyEntryMatches(rules.allow, primary.text, { wholeText })) return emptyScan(true);
 
@@ -145,7 +146,7 @@ async function scanText(context: ScanContext, text: string, wholeText: boolean):
     mapSpans(matchListSpans(rules.deny, view.text, MAX_FINDINGS_PER_DETECTOR, { wholeText: wholeText && view.depth === 0 }), view),
   );
   results.push(patternRule({ type: 'deny_list', action: 'block', spans: denySpans, signal: DENY_LIST_SIGNAL }));
-  const detectors = await runConfiguredDetectors(context, views);
+  const detectors = await runConfiguredDetectors(context, views, hidden);
   results.push(...detectors.results);
   for (const custom of rules.custom) {
     const spans = views.flatMap((view) => mapSpans(findAll(custom.re, view.text, MAX_FINDINGS_PER_DETECTOR), view));
@@ -183,7 +184,7 @@ interface ConfiguredRuns {
   outcomes: DetectorOutcome[];
 }
 
-async function runConfiguredDetectors(context: ScanContext, views: TextView[]): Promise<ConfiguredRuns> {
+async function runConfiguredDetectors(context: ScanContext, views: TextView[], hidden: HiddenPayload[]): Promise<ConfiguredRuns> {
   const { direction, failMode, registry, timeoutMs, piiRegions } = context;
   const inputs: DetectorInput[] = views.map((view) => {
     const base = alignmentBase(view, views);
@@ -212,12 +213,29 @@ async function runConfiguredDetectors(context: ScanContext, views: TextView[]): 
     if (run.status !== 'ok') out.failed.push({ type, action: entry.action, status: run.status });
     const signal = signatureSignal(type);
     const findings = run.findings.flatMap((perView, i) => perView.map((f) => toOriginal(f, views[i] as TextView, signal)));
+    if (type === 'prompt_attack') findings.push(...hiddenTextFindings(hidden));
     // A failed run keeps what it found before failing (a finding that exists is never thrown away).
     if (run.status === 'ok' || findings.length > 0) {
       out.results.push({ type, action: entry.action, threshold: entry.threshold, findings: mergeFindings(findings) });
     }
   }
   return out;
+}
+
+export const INVISIBLE_TEXT_SIGNAL = signatureSignal('invisible-text');
+
+/**
+ * Text hidden in invisible characters is itself a prompt_attack signal, whatever it says: a payload of
+ * at least MIN_HIDDEN_PAYLOAD_CHARS characters with a letter at the L2 cut-off (blocked by a policy
+ * that blocks prompt_attack at L2), a shorter one at the L4 cut-off (reported only).
+ */
+function hiddenTextFindings(hidden: HiddenPayload[]): DetectorFinding[] {
+  return hidden.map((p) => ({
+    confidence: isSubstantialPayload(p) ? THRESHOLD_CUTOFFS.L2 : THRESHOLD_CUTOFFS.L4,
+    start: p.start,
+    end: p.end,
+    signal: INVISIBLE_TEXT_SIGNAL,
+  }));
 }
 
 function detectorBudget(requested: number | undefined): number {

@@ -8,11 +8,14 @@ import { normalizeUnicode } from './normalize/unicode';
  *
  *   unicode.ts           NFKC, invisible characters (zero-width, bidi controls, tag block, variation
  *                        selectors) removed, lone surrogates → U+FFFD
+ *   invisible-text.ts    text hidden in tag characters / variation-selector bytes decoded (canonical view)
+ *   word-deobfuscate.ts  marks on every letter, letters with separators, leetspeak undone (canonical view)
+ *   rot13.ts             lines that read as ROT13 of English, decoded (rot13 view)
  *   inline-decode.ts     HTML character references and URL percent-escapes decoded in place
  *   confusables.ts       Cyrillic / Greek look-alikes folded to Latin, other scripts' digits to ASCII
  *   email-deobfuscate.ts "john [at] example [dot] com" → "john@example.com"
  *   encoded-segments.ts  base64 / hex blobs found and decoded
- *   views.ts             the list of views (normalized, canonical, decoded) the engine scans
+ *   views.ts             the list of views (normalized, canonical, rot13, decoded) the engine scans
  *   offset-map.ts        the exact span maps back to the original text
  *
  * Digit separators ("4111 1111-1111 1111") are left to the digit detectors, which know their formats.
@@ -36,5 +39,6 @@ export function normalizeLiteral(literal: string): { normalized: string; folded:
   return { normalized, folded: foldLookalikes(normalized).text };
 }
 
-export { alignmentBase, buildViews, canonicalize, MAX_DECODE_DEPTH, MAX_DECODED_SEGMENTS, type TextView, type ViewKind } from './normalize/views';
+export { alignmentBase, buildViews, buildViewSet, canonicalize, MAX_DECODE_DEPTH, MAX_DECODED_SEGMENTS, type TextView, type ViewKind, type ViewSet } from './normalize/views';
+export type { HiddenPayload } from './normalize/invisible-text';
 export type { MappedText, Span } from './normalize/offset-map';

@@ -8,12 +8,15 @@ import { isUtf8 } from 'node:buffer';
  *   base64: >= MIN_BASE64_CHARS characters of one alphabet, length % 4 != 1, at most two '=' at the end
  *   hex:    >= MIN_HEX_CHARS hex digits, even length (tried before base64 when both fit)
  *   printable: valid UTF-8 (fatal decode), >= MIN_PRINTABLE_RATIO of the characters are not control
- *              characters (tab, CR, LF allowed), and at least one letter.
+ *              characters (tab, CR, LF allowed), and at least one letter, or else nothing but a number
+ *              of >= MIN_DIGIT_PAYLOAD digits with the usual separators (a card number or an SSN hidden
+ *              in base64 / hex: "NDExOTM5NjcwNzA5NzU4Mg==").
  */
 
 export const MIN_BASE64_CHARS = 16;
 export const MIN_HEX_CHARS = 16;
 export const MIN_PRINTABLE_RATIO = 0.95;
+export const MIN_DIGIT_PAYLOAD = 9;
 
 export type EncodingKind = 'base64' | 'hex';
 
@@ -29,6 +32,8 @@ const BLOB_CHAR = new Uint8Array(128);
 for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') BLOB_CHAR[ch.charCodeAt(0)] = 1;
 const isBlobChar = (code: number) => code < 128 && BLOB_CHAR[code] === 1;
 const LETTER = /\p{L}/u;
+/** Digits with spaces, dashes, dots, slashes, parentheses or a plus: a number (card, SSN, phone, IBAN digits). */
+const NUMBER_ONLY = /^[\d\s\-+.\/()]+$/;
 
 export interface FindSegmentsLimits {
   /** Stop after this many decoded segments. */
@@ -108,5 +113,12 @@ export function printableUtf8(bytes: Buffer): string | undefined {
   if (control > bytes.length * (1 - MIN_PRINTABLE_RATIO)) return undefined;
   if (!isUtf8(bytes)) return undefined; // native check: no exception per rejected candidate
   const text = bytes.toString('utf8');
-  return LETTER.test(text) ? text : undefined;
+  return LETTER.test(text) || isNumberPayload(text) ? text : undefined;
+}
+
+function isNumberPayload(text: string): boolean {
+  if (!NUMBER_ONLY.test(text)) return false;
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) digits++;
+  return digits >= MIN_DIGIT_PAYLOAD;
 }

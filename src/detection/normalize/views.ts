@@ -2,8 +2,11 @@ import { foldLookalikes } from './confusables';
 import { deobfuscateEmails } from './email-deobfuscate';
 import { findEncodedSegments } from './encoded-segments';
 import { decodeHtmlEntities, decodePercentEscapes } from './inline-decode';
+import { decodeInvisibleText, type HiddenPayload } from './invisible-text';
 import { MappedTextBuilder, type MappedText, type Span } from './offset-map';
+import { decodeRot13Lines } from './rot13';
 import { normalizeUnicode } from './unicode';
+import { deLeet, joinSeparatedLetters, stripMarkedWords } from './word-deobfuscate';
 
 /**
  * The views of one text that the engine scans. Every detector, the deny list and the custom detectors
@@ -11,21 +14,29 @@ import { normalizeUnicode } from './unicode';
  * findings of one type that overlap are merged (so the same e-mail seen in two views is one finding).
  *
  *   normalized  NFKC, invisible characters removed (always present; the allow list is checked on it).
- *   canonical   the normalized text with HTML references and URL escapes decoded, confusables and
- *               other scripts' decimal digits folded, obfuscated e-mail addresses rewritten (then NFKC again when decoding produced new
- *               characters). Present only when it differs from `normalized`.
- *   decoded     the base64 / hex blobs found in the canonical (else normalized) text, decoded, each
- *               again normalized and canonicalised, concatenated with a blank line between them. A
- *               finding inside a blob maps to the whole blob in the original. Blobs inside decoded blobs
- *               are decoded once more (MAX_DECODE_DEPTH).
+ *   canonical   the normalized text with text hidden in invisible characters decoded in place (tag
+ *               characters, variation-selector bytes: invisible-text.ts), HTML references and URL
+ *               escapes decoded, confusables and other scripts' decimal digits folded, obfuscated e-mail
+ *               addresses rewritten (then NFKC again when decoding produced new characters), and the
+ *               word-level obfuscations undone where the text shows them (word-deobfuscate.ts: combining
+ *               marks on every letter, letters spelled with separators, leetspeak). Present only when it
+ *               differs from `normalized`.
+ *   rot13       the lines of the canonical (else normalized) text that read as ROT13 of English,
+ *               decoded (rot13.ts). Present only when there are some.
+ *   decoded     the base64 / hex blobs found in the canonical (else normalized) text before its word-level
+ *               edits, decoded, each again normalized and canonicalised, concatenated with a blank line
+ *               between them. A finding inside a blob maps to the whole blob in the original. Blobs
+ *               inside decoded blobs are decoded once more (MAX_DECODE_DEPTH: base64 of base64).
  *
  * Bounds (so decoding never multiplies work): at most MAX_DECODED_SEGMENTS blobs per text in total, and
- * the decoded text of all levels together is at most as long as the original (base64 shrinks by a
- * quarter, hex by half, so this only bites on pathological input). In total the views are at most about
- * three times the original's length: normalized + canonical + decoded.
+ * the decoded text of each level is at most as long as the original (base64 shrinks by a quarter, hex
+ * by half, so each level is shorter than the one it was decoded from and this only bites on
+ * pathological input). Views other than `normalized` exist only when their cheap trigger is present; in
+ * the worst case they total about four times the original's length (canonical + rot13 + two decoded
+ * levels of at most 3/4 and 9/16).
  */
 
-export type ViewKind = 'normalized' | 'canonical' | 'decoded';
+export type ViewKind = 'normalized' | 'canonical' | 'rot13' | 'decoded';
 
 export interface TextView extends MappedText {
   readonly kind: ViewKind;
@@ -43,32 +54,58 @@ export interface ViewOptions {
   decodeSegments?: boolean;
 }
 
+export interface ViewSet {
+  views: TextView[];
+  /** Text hidden in invisible characters of the original (decoded into the canonical view). */
+  hidden: HiddenPayload[];
+}
+
 export function buildViews(original: string, options: ViewOptions = {}): TextView[] {
+  return buildViewSet(original, options).views;
+}
+
+export function buildViewSet(original: string, options: ViewOptions = {}): ViewSet {
   const views: TextView[] = [];
+  const invisible = decodeInvisibleText(original);
+  let level = addTextViews(views, original, undefined, 0, invisible?.text);
+  const rot13 = decodeRot13Lines((views[views.length - 1] as TextView).text, views[views.length - 1]);
+  if (rot13) views.push({ ...asView(rot13), kind: 'rot13', depth: 1 });
+  const hidden = invisible?.payloads ?? [];
+  if (options.decodeSegments === false) return { views, hidden };
   const budget = { segments: MAX_DECODED_SEGMENTS, chars: original.length };
-  let level = addTextViews(views, original, undefined, 0);
-  if (options.decodeSegments === false) return views;
-  for (let depth = 1; depth <= MAX_DECODE_DEPTH && budget.segments > 0 && budget.chars > 0; depth++) {
+  for (let depth = 1; depth <= MAX_DECODE_DEPTH && budget.segments > 0; depth++) {
+    budget.chars = original.length; // per level: each level is shorter than the one it is decoded from
     const decoded = decodeLevel(level, budget);
     if (!decoded) break;
     level = addTextViews(views, decoded.text, decoded, depth);
   }
-  return views;
+  return { views, hidden };
 }
 
-/** The normalized and (if different) canonical views of `source`; returns the one to search for blobs. */
-function addTextViews(views: TextView[], source: string, base: MappedText | undefined, depth: number): MappedText {
+/**
+ * The normalized and (if different) canonical views of `source`; returns the text to search for blobs
+ * (the canonical text before its word-level edits, which could break a blob). `revealed` is `source`
+ * with its invisible payloads decoded, when it has some.
+ */
+function addTextViews(
+  views: TextView[],
+  source: string,
+  base: MappedText | undefined,
+  depth: number,
+  revealed?: MappedText,
+): MappedText {
   const normalized = normalizeUnicode(source, base);
-  const canonical = canonicalize(normalized);
+  const inline = canonicalizeInline(revealed ? normalizeUnicode(revealed.text, revealed) : normalized);
+  const canonical = deobfuscateWords(inline);
   if (depth === 0 || canonical === normalized) {
     views.push({ ...asView(normalized), kind: depth === 0 ? 'normalized' : 'decoded', depth });
   } else {
     // Decoded blobs get one view only: the canonical one (the look-alike form matters little there).
     views.push({ ...asView(canonical), kind: 'decoded', depth });
-    return canonical;
+    return inline;
   }
   if (canonical !== normalized) views.push({ ...asView(canonical), kind: 'canonical', depth });
-  return canonical;
+  return inline;
 }
 
 /**
@@ -79,8 +116,20 @@ export function alignmentBase(view: TextView, views: readonly TextView[]): strin
   return view.kind === 'canonical' ? views[0]?.text : undefined;
 }
 
-/** Decoding of inline encodings, folding and e-mail rewriting, on top of a normalized text. */
+/** The canonical form of a normalized text: inline decoding, folding, e-mails, then the word-level edits. */
 export function canonicalize(normalized: MappedText): MappedText {
+  return deobfuscateWords(canonicalizeInline(normalized));
+}
+
+/** Marks on every letter, letters spelled with separators, leetspeak (word-deobfuscate.ts). */
+function deobfuscateWords(text: MappedText): MappedText {
+  let current = stripMarkedWords(text.text, text);
+  current = joinSeparatedLetters(current.text, current);
+  return deLeet(current.text, current);
+}
+
+/** Decoding of inline encodings, folding and e-mail rewriting, on top of a normalized text. */
+function canonicalizeInline(normalized: MappedText): MappedText {
   let current = decodeHtmlEntities(normalized.text, normalized);
   current = decodePercentEscapes(current.text, current);
   // Decoded references may have produced full-width letters or invisible characters: normalize again.
@@ -113,4 +162,4 @@ function decodeLevel(parent: MappedText, budget: Budget): MappedText | undefined
   return builder.build(parent);
 }
 
-export type { MappedText, Span };
+export type { HiddenPayload, MappedText, Span };

@@ -1,0 +1,154 @@
+import { identityText, MappedTextBuilder, type MappedText } from './offset-map';
+import { isAscii } from './unicode';
+
+/**
+ * Word-level obfuscations undone in the canonical view. Each one edits only the words that carry its
+ * mark, and only when the text shows the obfuscation clearly enough (a cheap trigger), so ordinary text
+ * is left alone and gets no canonical view because of it:
+ *
+ *   marks       "Í́ǵńóŕé" (a combining accent on every letter): in a Latin, Greek or Cyrillic word of
+ *               >= 3 letters where >= MARKED_RATIO of the letters carry a combining mark, the marks are
+ *               removed. French, Vietnamese or polytonic Greek mark far fewer letters per word.
+ *   separators  "i/g/n/o/r/e", "i_g_n_o_r_e", "a.l.l": >= 3 single letters separated by one repeated
+ *               non-space, non-alphanumeric character are joined ("ignore"); applied when the text has
+ *               two such groups or one of >= 5 letters (so "r/w/x" or "a.k.a" alone stay as they are).
+ *   leetspeak   "1gn0r3 4ll pr3v10u5": in words that mix ASCII letters with the digits 0 1 3 4 5 7 8 9,
+ *               the digits become the letters they imitate (o i e a s t b g); applied when the text has
+ *               >= MIN_STRONG_LEET words with digits in two or more places ("1gn0r3", "pr3v10u5"). Words
+ *               that are not leetspeak are never rewritten: words with a 2 or a 6 (no letter looks like
+ *               them: "sha256", "x86_64"), hex-only words of >= 4 characters (hashes, UUIDs), words of
+ *               more than 15 characters (identifiers, blobs), ordinals and numbers with a unit ("3rd",
+ *               "10px"), a number before letters ("10x"), and digits only at the end ("utf8", "user42").
+ *
+ * Marks are removed word by word (a word maps as a whole), separators and digits are replaced
+ * character for character (linear maps).
+ */
+
+export const MARKED_RATIO = 0.75;
+export const MIN_STRONG_LEET = 2;
+
+const WORD = /[\p{L}\p{M}]+/gu;
+const MARKED_SCRIPT = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{M}]+$/u;
+const MARK = /\p{M}/u;
+const MARKS = /\p{M}/gu;
+
+/** Removes the combining marks of words where nearly every letter carries one. */
+export function stripMarkedWords(source: string, base?: MappedText): MappedText {
+  const unchanged = base ?? identityText(source);
+  if (isAscii(source)) return unchanged;
+  const builder = new MappedTextBuilder(source);
+  let cursor = 0;
+  WORD.lastIndex = 0;
+  for (let m = WORD.exec(source); m; m = WORD.exec(source)) {
+    const word = m[0];
+    if (!MARKED_SCRIPT.test(word)) continue;
+    let letters = 0;
+    let marked = 0;
+    for (const ch of word) {
+      if (MARK.test(ch)) continue;
+      letters++;
+      if (ch.normalize('NFD').length > ch.length) marked++;
+    }
+    // Marks after the letter are in the word too (NFKC could not compose them all).
+    marked = Math.min(letters, marked + countUncomposedMarkedLetters(word));
+    if (letters < 3 || marked < letters * MARKED_RATIO) continue;
+    builder.keep(cursor, m.index);
+    builder.replace(m.index, m.index + word.length, word.normalize('NFD').replace(MARKS, ''));
+    cursor = m.index + word.length;
+  }
+  WORD.lastIndex = 0;
+  if (cursor === 0) return unchanged;
+  builder.keep(cursor, source.length);
+  return builder.build(base);
+}
+
+/** Letters followed by a combining mark that NFKC left uncomposed (they were not counted as marked). */
+function countUncomposedMarkedLetters(word: string): number {
+  let n = 0;
+  let previousWasLetter = false;
+  for (const ch of word) {
+    const mark = MARK.test(ch);
+    if (mark && previousWasLetter) n++;
+    previousWasLetter = !mark;
+  }
+  return n;
+}
+
+const SEPARATED = /(?<![A-Za-z0-9])[A-Za-z]([^\sA-Za-z0-9])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
+
+/** Joins letters spelled one by one with a separator ("i/g/n/o/r/e" → "ignore"). */
+export function joinSeparatedLetters(source: string, base?: MappedText): MappedText {
+  const unchanged = base ?? identityText(source);
+  if (!/[A-Za-z][^\sA-Za-z0-9][A-Za-z][^\sA-Za-z0-9][A-Za-z]/.test(source)) return unchanged;
+  const groups: RegExpExecArray[] = [];
+  SEPARATED.lastIndex = 0;
+  for (let m = SEPARATED.exec(source); m; m = SEPARATED.exec(source)) groups.push(m);
+  SEPARATED.lastIndex = 0;
+  if (groups.length === 0 || (groups.length < 2 && (groups[0] as RegExpExecArray)[0].length < 9)) return unchanged;
+  const builder = new MappedTextBuilder(source);
+  let cursor = 0;
+  for (const m of groups) {
+    builder.keep(cursor, m.index);
+    for (let k = 0; k < m[0].length; k += 2) {
+      builder.keep(m.index + k, m.index + k + 1);
+      if (k + 1 < m[0].length) builder.replace(m.index + k + 1, m.index + k + 2, '');
+    }
+    cursor = m.index + m[0].length;
+  }
+  builder.keep(cursor, source.length);
+  return builder.build(base);
+}
+
+const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g' };
+const ALNUM_WORD = /[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*/g;
+/** Longer runs are identifiers or encoded blobs, not words. */
+const MAX_LEET_WORD = 15;
+const HEX_ONLY = /^[0-9a-fA-F]{4,}$/;
+const UNIT_OR_ORDINAL = /^\d+(?:st|nd|rd|th|px|pt|em|rem|ms|s|m|h|d|k|kb|mb|gb|tb|x|bit|bits|g|kg|km|cm|mm|ml|hz|khz|mhz|ghz|fps|min|sec|am|pm)$/i;
+/** Digits in one group at the end ("utf8", "sha1", "user42"), or a number of two or more digits before letters. */
+const TRAILING_DIGITS = /^[A-Za-z]+[0-9]+$/;
+const LEADING_NUMBER = /^[0-9]{2,}[A-Za-z]+$/;
+
+function leetDigitGroups(word: string): number {
+  let groups = 0;
+  let inGroup = false;
+  for (const ch of word) {
+    const leet = LEET[ch] !== undefined;
+    if (leet && !inGroup) groups++;
+    inGroup = leet;
+  }
+  return groups;
+}
+
+function isLeetWord(word: string): boolean {
+  if (word.length < 3 || word.length > MAX_LEET_WORD || !/[0-9]/.test(word) || /[26]/.test(word)) return false;
+  if (HEX_ONLY.test(word) || UNIT_OR_ORDINAL.test(word)) return false;
+  return !TRAILING_DIGITS.test(word) && !LEADING_NUMBER.test(word);
+}
+
+/** Rewrites leetspeak words ("1gn0r3" → "ignore") when the text has enough unmistakable ones. */
+export function deLeet(source: string, base?: MappedText): MappedText {
+  const unchanged = base ?? identityText(source);
+  if (!/[A-Za-z][0-9]|[0-9][A-Za-z]/.test(source)) return unchanged;
+  const words: RegExpExecArray[] = [];
+  let strong = 0;
+  ALNUM_WORD.lastIndex = 0;
+  for (let m = ALNUM_WORD.exec(source); m; m = ALNUM_WORD.exec(source)) {
+    const word = m[0];
+    if (!isLeetWord(word)) continue;
+    words.push(m);
+    if (leetDigitGroups(word) >= 2) strong++;
+  }
+  ALNUM_WORD.lastIndex = 0;
+  if (strong < MIN_STRONG_LEET) return unchanged;
+  const builder = new MappedTextBuilder(source);
+  let cursor = 0;
+  for (const m of words) {
+    builder.keep(cursor, m.index);
+    const plain = m[0].replace(/[0-9]/g, (d) => LEET[d] ?? d);
+    builder.replace(m.index, m.index + m[0].length, plain, true);
+    cursor = m.index + m[0].length;
+  }
+  builder.keep(cursor, source.length);
+  return builder.build(base);
+}
