@@ -12,8 +12,9 @@ import { MappedTextBuilder, type MappedText } from './offset-map';
 export const MIN_ROT13_WORDS = 2;
 
 export const ROT13_WORDS: ReadonlySet<string> = new Set([
-  // the, and, you, your, that, with, this, are, was, not, but, have, from, what, will, they
-  'gur', 'naq', 'lbh', 'lbhe', 'gung', 'jvgu', 'guvf', 'ner', 'jnf', 'abg', 'ohg', 'unir', 'sebz', 'jung', 'jvyy', 'gurl',
+  // the, and, you, your, that, with, this, was, not, but, have, from, will, they ("are" and "what" are
+  // left out: their ROT13 forms "ner" and "jung" are an NLP acronym and a name)
+  'gur', 'naq', 'lbh', 'lbhe', 'gung', 'jvgu', 'guvf', 'jnf', 'abg', 'ohg', 'unir', 'sebz', 'jvyy', 'gurl',
   // ignore, all, previous, instructions, reveal, system, prompt, disregard, rules, forget, above, now
   'vtaber', 'nyy', 'cerivbhf', 'vafgehpgvbaf', 'erirny', 'flfgrz', 'cebzcg', 'qvfertneq', 'ehyrf', 'sbetrg', 'nobir', 'abj',
 ]);

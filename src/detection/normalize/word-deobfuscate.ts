@@ -10,8 +10,9 @@ import { isAscii } from './unicode';
  *               >= 3 letters where >= MARKED_RATIO of the letters carry a combining mark, the marks are
  *               removed. French, Vietnamese or polytonic Greek mark far fewer letters per word.
  *   separators  "i/g/n/o/r/e", "i_g_n_o_r_e", "a.l.l": >= 3 single letters separated by one repeated
- *               non-space, non-alphanumeric character are joined ("ignore"); applied when the text has
- *               two such groups or one of >= 5 letters (so "r/w/x" or "a.k.a" alone stay as they are).
+ *               non-space, non-alphanumeric character, at the start of a word (not inside a path or a
+ *               URL), are joined ("ignore"); applied when the text has a group of >= 5 letters, or two
+ *               groups one of which has >= 4 (so "r/w/x", "a.k.a." or "U.S.A." stay as they are).
  *   leetspeak   "1gn0r3 4ll pr3v10u5": in words that mix ASCII letters with the digits 0 1 3 4 5 7 8 9,
  *               the digits become the letters they imitate (o i e a s t b g); applied when the text has
  *               >= MIN_STRONG_LEET words with digits in two or more places ("1gn0r3", "pr3v10u5"). Words
@@ -74,7 +75,8 @@ function countUncomposedMarkedLetters(word: string): number {
   return n;
 }
 
-const SEPARATED = /(?<![A-Za-z0-9])[A-Za-z]([^\sA-Za-z0-9])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
+/** A group starts a word (after a space, a quote or a bracket: not inside a path or a URL). */
+const SEPARATED = /(?<![^\s"'(\[{])[A-Za-z]([^\sA-Za-z0-9])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
 
 /** Joins letters spelled one by one with a separator ("i/g/n/o/r/e" → "ignore"). */
 export function joinSeparatedLetters(source: string, base?: MappedText): MappedText {
@@ -84,7 +86,8 @@ export function joinSeparatedLetters(source: string, base?: MappedText): MappedT
   SEPARATED.lastIndex = 0;
   for (let m = SEPARATED.exec(source); m; m = SEPARATED.exec(source)) groups.push(m);
   SEPARATED.lastIndex = 0;
-  if (groups.length === 0 || (groups.length < 2 && (groups[0] as RegExpExecArray)[0].length < 9)) return unchanged;
+  const longest = Math.max(0, ...groups.map((m) => (m[0].length + 1) / 2));
+  if (!(longest >= 5 || (groups.length >= 2 && longest >= 4))) return unchanged;
   const builder = new MappedTextBuilder(source);
   let cursor = 0;
   for (const m of groups) {
