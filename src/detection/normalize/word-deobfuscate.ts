@@ -28,39 +28,73 @@ import { isAscii } from './unicode';
 export const MARKED_RATIO = 0.75;
 export const MIN_STRONG_LEET = 2;
 
-const WORD = /[\p{L}\p{M}]+/gu;
 const MARKED_SCRIPT = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{M}]+$/u;
 const MARK = /\p{M}/u;
 const MARKS = /\p{M}/gu;
+
+/**
+ * A word where >= 3/4 of >= 3 letters carry a mark has two adjacent marked letters; a marked letter is
+ * non-ASCII after NFKC ("é"), or an ASCII letter followed by a mark NFKC could not compose ("l\u0300").
+ * So two non-ASCII characters with at most one ASCII letter between them are the trigger, and only the
+ * words around such a pair are looked at.
+ */
+const NON_ASCII_PAIR = /[^\x00-\x7f][A-Za-z]?[^\x00-\x7f]/g;
+const WORD_CHAR = /[\p{L}\p{M}]/u;
 
 /** Removes the combining marks of words where nearly every letter carries one. */
 export function stripMarkedWords(source: string, base?: MappedText): MappedText {
   const unchanged = base ?? identityText(source);
   if (isAscii(source)) return unchanged;
-  const builder = new MappedTextBuilder(source);
+  let builder: MappedTextBuilder | undefined;
   let cursor = 0;
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(source); m; m = WORD.exec(source)) {
-    const word = m[0];
-    if (!MARKED_SCRIPT.test(word)) continue;
-    let letters = 0;
-    let marked = 0;
-    for (const ch of word) {
-      if (MARK.test(ch)) continue;
-      letters++;
-      if (ch.normalize('NFD').length > ch.length) marked++;
-    }
-    // Marks after the letter are in the word too (NFKC could not compose them all).
-    marked = Math.min(letters, marked + countUncomposedMarkedLetters(word));
-    if (letters < 3 || marked < letters * MARKED_RATIO) continue;
-    builder.keep(cursor, m.index);
-    builder.replace(m.index, m.index + word.length, word.normalize('NFD').replace(MARKS, ''));
-    cursor = m.index + word.length;
+  NON_ASCII_PAIR.lastIndex = 0;
+  for (let m = NON_ASCII_PAIR.exec(source); m; m = NON_ASCII_PAIR.exec(source)) {
+    const { start, end } = wordAround(source, m.index);
+    NON_ASCII_PAIR.lastIndex = Math.max(end, m.index + 1);
+    const word = source.slice(start, end);
+    if (start < cursor || !isMarkedWord(word)) continue;
+    builder ??= new MappedTextBuilder(source);
+    builder.keep(cursor, start);
+    builder.replace(start, end, word.normalize('NFD').replace(MARKS, ''));
+    cursor = end;
   }
-  WORD.lastIndex = 0;
-  if (cursor === 0) return unchanged;
+  NON_ASCII_PAIR.lastIndex = 0;
+  if (!builder) return unchanged;
   builder.keep(cursor, source.length);
   return builder.build(base);
+}
+
+/** The run of letters and marks around `at` (surrogate pairs included). */
+function wordAround(source: string, at: number): { start: number; end: number } {
+  let start = at;
+  for (;;) {
+    const width = start > 1 && isLowSurrogate(source.charCodeAt(start - 1)) ? 2 : 1;
+    if (start - width < 0 || !WORD_CHAR.test(source.slice(start - width, start))) break;
+    start -= width;
+  }
+  let end = at;
+  for (;;) {
+    const width = isLowSurrogate(source.charCodeAt(end + 1)) ? 2 : 1;
+    if (end >= source.length || !WORD_CHAR.test(source.slice(end, end + width))) break;
+    end += width;
+  }
+  return { start, end };
+}
+
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
+function isMarkedWord(word: string): boolean {
+  if (word.length < 3 || !MARKED_SCRIPT.test(word)) return false;
+  let letters = 0;
+  let marked = 0;
+  for (const ch of word) {
+    if (MARK.test(ch)) continue;
+    letters++;
+    if (ch.normalize('NFD').length > ch.length) marked++;
+  }
+  // Marks after the letter are in the word too (NFKC could not compose them all).
+  marked = Math.min(letters, marked + countUncomposedMarkedLetters(word));
+  return letters >= 3 && marked >= letters * MARKED_RATIO;
 }
 
 /** Letters followed by a combining mark that NFKC left uncomposed (they were not counted as marked). */
@@ -78,10 +112,13 @@ function countUncomposedMarkedLetters(word: string): number {
 /** A group starts a word (after a space, a quote or a bracket: not inside a path or a URL). */
 const SEPARATED = /(?<![^\s"'(\[{])[A-Za-z]([^\sA-Za-z0-9])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
 
+/** Three letters with the same separator twice (the trigger). */
+const SEPARATED_QUICK = /[A-Za-z]([^\sA-Za-z0-9])[A-Za-z]\1[A-Za-z]/;
+
 /** Joins letters spelled one by one with a separator ("i/g/n/o/r/e" → "ignore"). */
 export function joinSeparatedLetters(source: string, base?: MappedText): MappedText {
   const unchanged = base ?? identityText(source);
-  if (!/[A-Za-z][^\sA-Za-z0-9][A-Za-z][^\sA-Za-z0-9][A-Za-z]/.test(source)) return unchanged;
+  if (!SEPARATED_QUICK.test(source)) return unchanged;
   const groups: RegExpExecArray[] = [];
   SEPARATED.lastIndex = 0;
   for (let m = SEPARATED.exec(source); m; m = SEPARATED.exec(source)) groups.push(m);
@@ -129,10 +166,30 @@ function isLeetWord(word: string): boolean {
   return !TRAILING_DIGITS.test(word) && !LEADING_NUMBER.test(word);
 }
 
+/** A leet digit, letters, a leet digit: the heart of a word with digits in two places ("1gn0r3"). */
+const STRONG_CORE = /[013457-9][A-Za-z]+[013457-9]/g;
+const isAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
+
+/** Cheap trigger: at least MIN_STRONG_LEET leetspeak words with digits in two or more places. */
+function hasStrongLeet(source: string): boolean {
+  let strong = 0;
+  STRONG_CORE.lastIndex = 0;
+  for (let m = STRONG_CORE.exec(source); m && strong < MIN_STRONG_LEET; m = STRONG_CORE.exec(source)) {
+    let start = m.index;
+    while (start > 0 && isAlnum(source.charCodeAt(start - 1))) start--;
+    let end = m.index + m[0].length;
+    while (end < source.length && isAlnum(source.charCodeAt(end))) end++;
+    STRONG_CORE.lastIndex = end;
+    if (isLeetWord(source.slice(start, end))) strong++;
+  }
+  STRONG_CORE.lastIndex = 0;
+  return strong >= MIN_STRONG_LEET;
+}
+
 /** Rewrites leetspeak words ("1gn0r3" → "ignore") when the text has enough unmistakable ones. */
 export function deLeet(source: string, base?: MappedText): MappedText {
   const unchanged = base ?? identityText(source);
-  if (!/[A-Za-z][0-9]|[0-9][A-Za-z]/.test(source)) return unchanged;
+  if (!hasStrongLeet(source)) return unchanged;
   const words: RegExpExecArray[] = [];
   let strong = 0;
   ALNUM_WORD.lastIndex = 0;
