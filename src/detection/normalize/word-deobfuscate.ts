@@ -10,10 +10,12 @@ import { isAscii } from './unicode';
  *               >= 3 letters where >= MARKED_RATIO of the letters carry a combining mark, the marks are
  *               removed. French, Vietnamese or polytonic Greek mark far fewer letters per word.
  *   separators  "i/g/n/o/r/e", "i_g_n_o_r_e", "a.l.l": >= 3 single letters separated by one repeated
- *               non-space, non-alphanumeric character, at the start of a word (not inside a path or a
+ *               separator (/ _ . - * | + ~ : , ; \ · •), at the start of a word (not inside a path or a
  *               URL), are joined ("ignore"); applied when the text has a group of >= 5 letters, or two
  *               groups one of which has >= 4 (so "r/w/x", "a.k.a." or "U.S.A." stay as they are).
- *   leetspeak   "1gn0r3 4ll pr3v10u5": in words that mix ASCII letters with the digits 0 1 3 4 5 7 8 9,
+ *   leetspeak   "1gn0r3 4ll pr3v10u5": in words (whole whitespace-delimited tokens but for punctuation at
+ *               their edges: never a piece of a URL, a path or a snake_case identifier) that mix ASCII
+ *               letters with the digits 0 1 3 4 5 7 8 9,
  *               the digits become the letters they imitate (o i e a s t b g); applied when the text has
  *               >= MIN_STRONG_LEET words with digits in two or more places ("1gn0r3", "pr3v10u5"). Words
  *               that are not leetspeak are never rewritten: words with a 2 or a 6 (no letter looks like
@@ -110,10 +112,10 @@ function countUncomposedMarkedLetters(word: string): number {
 }
 
 /** A group starts a word (after a space, a quote or a bracket: not inside a path or a URL). */
-const SEPARATED = /(?<![^\s"'(\[{])[A-Za-z]([^\sA-Za-z0-9])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
+const SEPARATED = /(?<![^\s"'(\[{])[A-Za-z]([/_.\-*|+~:,;\\\u00b7\u2022])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
 
-/** Three letters with the same separator twice (the trigger). */
-const SEPARATED_QUICK = /[A-Za-z]([^\sA-Za-z0-9])[A-Za-z]\1[A-Za-z]/;
+/** A letter between two copies of one separator (the trigger; a literal class scans fastest). */
+const SEPARATED_QUICK = /([/_.\-*|+~:,;\\\u00b7\u2022])[A-Za-z]\1/;
 
 /** Joins letters spelled one by one with a separator ("i/g/n/o/r/e" → "ignore"). */
 export function joinSeparatedLetters(source: string, base?: MappedText): MappedText {
@@ -140,7 +142,7 @@ export function joinSeparatedLetters(source: string, base?: MappedText): MappedT
 }
 
 const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g' };
-const ALNUM_WORD = /[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*/g;
+const TOKEN = /\S+/g;
 /** Longer runs are identifiers or encoded blobs, not words. */
 const MAX_LEET_WORD = 15;
 const HEX_ONLY = /^[0-9a-fA-F]{4,}$/;
@@ -161,26 +163,41 @@ function leetDigitGroups(word: string): number {
 }
 
 function isLeetWord(word: string): boolean {
-  if (word.length < 3 || word.length > MAX_LEET_WORD || !/[0-9]/.test(word) || /[26]/.test(word)) return false;
+  if (word.length < 3 || word.length > MAX_LEET_WORD || !/[0-9]/.test(word) || !/[A-Za-z]/.test(word) || /[26]/.test(word)) return false;
   if (HEX_ONLY.test(word) || UNIT_OR_ORDINAL.test(word)) return false;
   return !TRAILING_DIGITS.test(word) && !LEADING_NUMBER.test(word);
 }
 
 /** A leet digit, letters, a leet digit: the heart of a word with digits in two places ("1gn0r3"). */
 const STRONG_CORE = /[013457-9][A-Za-z]+[013457-9]/g;
-const isAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
+/**
+ * A leetspeak word is a whole whitespace-delimited token, apart from punctuation at its edges: a piece
+ * of a URL, a path, an identifier with '_' or a key=value is not a word ("bit.ly/3xYz9Qk").
+ */
+const TOKEN_WORD = /^[.,;:!?"'()[\]{}]*([A-Za-z0-9]+)[.,;:!?"'()[\]{}]*$/;
+const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0;
+
+/** The word of the whitespace-delimited token around `at` ('' when the token is not a word). */
+function leetWordAround(source: string, at: number): { start: number; end: number; word: string } {
+  let start = at;
+  while (start > 0 && !isSpace(source.charCodeAt(start - 1))) start--;
+  let end = at;
+  while (end < source.length && !isSpace(source.charCodeAt(end))) end++;
+  const token = TOKEN_WORD.exec(source.slice(start, end));
+  if (!token) return { start, end, word: '' };
+  const word = token[1] as string;
+  const wordStart = start + token[0].indexOf(word);
+  return { start: wordStart, end: wordStart + word.length, word };
+}
 
 /** Cheap trigger: at least MIN_STRONG_LEET leetspeak words with digits in two or more places. */
 function hasStrongLeet(source: string): boolean {
   let strong = 0;
   STRONG_CORE.lastIndex = 0;
   for (let m = STRONG_CORE.exec(source); m && strong < MIN_STRONG_LEET; m = STRONG_CORE.exec(source)) {
-    let start = m.index;
-    while (start > 0 && isAlnum(source.charCodeAt(start - 1))) start--;
-    let end = m.index + m[0].length;
-    while (end < source.length && isAlnum(source.charCodeAt(end))) end++;
-    STRONG_CORE.lastIndex = end;
-    if (isLeetWord(source.slice(start, end))) strong++;
+    const found = leetWordAround(source, m.index);
+    STRONG_CORE.lastIndex = Math.max(found.end, m.index + 1);
+    if (found.word !== '' && isLeetWord(found.word)) strong++;
   }
   STRONG_CORE.lastIndex = 0;
   return strong >= MIN_STRONG_LEET;
@@ -190,24 +207,19 @@ function hasStrongLeet(source: string): boolean {
 export function deLeet(source: string, base?: MappedText): MappedText {
   const unchanged = base ?? identityText(source);
   if (!hasStrongLeet(source)) return unchanged;
-  const words: RegExpExecArray[] = [];
-  let strong = 0;
-  ALNUM_WORD.lastIndex = 0;
-  for (let m = ALNUM_WORD.exec(source); m; m = ALNUM_WORD.exec(source)) {
-    const word = m[0];
-    if (!isLeetWord(word)) continue;
-    words.push(m);
-    if (leetDigitGroups(word) >= 2) strong++;
+  const words: { start: number; end: number; word: string }[] = [];
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(source); m; m = TOKEN.exec(source)) {
+    const found = leetWordAround(source, m.index);
+    if (found.word !== '' && isLeetWord(found.word)) words.push(found);
   }
-  ALNUM_WORD.lastIndex = 0;
-  if (strong < MIN_STRONG_LEET) return unchanged;
+  TOKEN.lastIndex = 0;
   const builder = new MappedTextBuilder(source);
   let cursor = 0;
-  for (const m of words) {
-    builder.keep(cursor, m.index);
-    const plain = m[0].replace(/[0-9]/g, (d) => LEET[d] ?? d);
-    builder.replace(m.index, m.index + m[0].length, plain, true);
-    cursor = m.index + m[0].length;
+  for (const w of words) {
+    builder.keep(cursor, w.start);
+    builder.replace(w.start, w.end, w.word.replace(/[0-9]/g, (d) => LEET[d] ?? d), true);
+    cursor = w.end;
   }
   builder.keep(cursor, source.length);
   return builder.build(base);
