@@ -10,7 +10,7 @@ import { MappedTextBuilder, type MappedText } from './offset-map';
  *   - Variation-selector byte smuggling: a run of at least two variation selectors (a legitimate text
  *     has at most one after a character) encodes one byte per selector, VS1–VS16 (U+FE00–U+FE0F) → 0–15,
  *     VS17–VS256 (U+E0100–U+E01EF) → 16–255; the bytes are decoded as UTF-8 (a run that is not valid
- *     UTF-8 decodes to nothing).
+ *     UTF-8, or decodes to nothing visible, such as a doubled emoji selector, hides nothing).
  *
  * The result replaces each run by its decoded text between two spaces (so it never glues to the words
  * around it), mapping as a whole to the run in the source; the rest of the source is kept. Everything
@@ -37,6 +37,8 @@ export const MIN_HIDDEN_PAYLOAD_CHARS = 8;
 const CANDIDATE = /[\uDB40\uFE00-\uFE0F]/;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const BLACK_FLAG = 0x1f3f4;
+/** A decoded payload must have something visible. */
+const VISIBLE = /[^\p{Cc}\p{Cf}\p{Z}]/u;
 
 const isTag = (cp: number) => cp >= 0xe0000 && cp <= 0xe007f;
 function selectorByte(cp: number): number | undefined {
@@ -95,6 +97,7 @@ function tagRun(source: string, start: number): Run {
     end += 2;
     cp = source.codePointAt(end) ?? 0;
   }
+  if (!VISIBLE.test(decoded)) return { kind: 'tag', end, decoded: undefined };
   const flag = start >= 2 && source.codePointAt(start - 2) === BLACK_FLAG && /^[0-9a-z]{1,8}$/.test(decoded);
   return { kind: 'tag', end, decoded: flag || decoded.length === 0 ? undefined : decoded };
 }
@@ -116,5 +119,6 @@ function selectorRun(source: string, start: number): Run {
   } catch {
     decoded = undefined;
   }
-  return { kind: 'variation_selector', end, decoded: decoded === '' ? undefined : decoded };
+  // Only control characters (a doubled emoji selector "❤️️" is bytes 15, 15): nothing hidden.
+  return { kind: 'variation_selector', end, decoded: decoded !== undefined && VISIBLE.test(decoded) ? decoded : undefined };
 }

@@ -43,6 +43,8 @@ describe('invisible text (tag characters, variation-selector bytes)', () => {
     ['an ideographic variation selector', '葛\u{E0100}城'],
     ['an emoji flag tag sequence (England)', `go \u{1F3F4}${tags('gbeng')}\u{E007F}!`],
     ['two selectors that are not UTF-8', `x\u{E01EF}\u{E01EF}y`],
+    ['a doubled emoji selector', 'love ❤\ufe0f\ufe0f it'],
+    ['tag spaces only', `a${tags('   ')}b`],
     ['text without any', 'plain text'],
   ])('finds nothing in %s', (_name, text) => {
     expect(decodeInvisibleText(text)).toBeUndefined();
