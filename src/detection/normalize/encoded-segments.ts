@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
  * text, so identifiers, git SHAs, UUIDs and binary payloads are not mistaken for hidden text.
  *
  *   base64: >= MIN_BASE64_CHARS characters of one alphabet, length % 4 != 1, at most two '=' at the end
- *   hex:    >= MIN_HEX_CHARS hex digits, even length (tried before base64 when both fit)
+ *   hex:    >= MIN_HEX_CHARS hex digits, even length, optionally after 0x (tried before base64 when both fit)
  *   printable: valid UTF-8 (fatal decode), >= MIN_PRINTABLE_RATIO of the characters are not control
  *              characters (tab, CR, LF allowed), and at least one letter, or else nothing but a number
  *              of >= MIN_DIGIT_PAYLOAD digits with the usual separators (a card number or an SSN hidden
@@ -32,6 +32,8 @@ const BLOB_CHAR = new Uint8Array(128);
 for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') BLOB_CHAR[ch.charCodeAt(0)] = 1;
 const isBlobChar = (code: number) => code < 128 && BLOB_CHAR[code] === 1;
 const LETTER = /\p{L}/u;
+/** Hex written as a literal: 0x and an even number of hex digits. */
+const HEX_PREFIXED = new RegExp(`^0[xX](?:[0-9a-fA-F]{2}){${MIN_HEX_CHARS / 2},}$`);
 /** Digits with spaces, dashes, dots, slashes, parentheses or a plus: a number (card, SSN, phone, IBAN digits). */
 const NUMBER_ONLY = /^[\d\s\-+.\/()]+$/;
 
@@ -97,6 +99,8 @@ function decodeCandidate(run: string, start: number): EncodedSegment | undefined
     const decoded = printableUtf8(Buffer.from(run, 'hex'));
     if (decoded !== undefined) return { kind: 'hex', start, end, decoded };
   }
+  const prefixed = padding === 0 && HEX_PREFIXED.test(run) ? printableUtf8(Buffer.from(run.slice(2), 'hex')) : undefined;
+  if (prefixed !== undefined) return { kind: 'hex', start, end, decoded: prefixed };
   if (bodyLength < MIN_BASE64_CHARS || bodyLength % 4 === 1) return undefined;
   if (standard && urlSafe) return undefined; // mixed alphabets: a path or an identifier, not base64
   if (padding > 0 && run.length % 4 !== 0) return undefined; // padding in the wrong place
