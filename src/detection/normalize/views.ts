@@ -1,6 +1,6 @@
 import { foldLookalikes } from './confusables';
 import { deobfuscateEmails } from './email-deobfuscate';
-import { findEncodedSegments } from './encoded-segments';
+import { findEncodedSegments, type EncodedSegment } from './encoded-segments';
 import { decodeHtmlEntities, decodePercentEscapes } from './inline-decode';
 import { decodeInvisibleText, type HiddenPayload } from './invisible-text';
 import { MappedTextBuilder, type MappedText, type Span } from './offset-map';
@@ -154,12 +154,30 @@ function decodeLevel(parent: MappedText, budget: Budget): MappedText | undefined
   if (segments.length === 0) return undefined;
   const builder = new MappedTextBuilder(parent.text);
   segments.forEach((segment, i) => {
-    if (i > 0) builder.insert((segments[i - 1] as { end: number }).end, SEGMENT_SEPARATOR);
+    const previous = segments[i - 1];
+    if (previous && !continuesOnNextLine(parent.text, previous, segment)) builder.insert(previous.end, SEGMENT_SEPARATOR);
     builder.replace(segment.start, segment.end, segment.decoded);
     budget.segments -= 1;
     budget.chars -= segment.decoded.length;
   });
   return builder.build(parent);
+}
+
+/**
+ * Base64 wrapped over several lines (MIME, PEM: 64 or 76 characters a line) is one blob: a full line
+ * (>= MIN_WRAPPED_LINE characters, a multiple of 4, no padding) followed by a line break and a base64
+ * line no longer than it continues it, so their decoded texts are joined without a separator (each
+ * line still maps to itself).
+ */
+const MIN_WRAPPED_LINE = 40;
+
+function continuesOnNextLine(text: string, previous: EncodedSegment, next: EncodedSegment): boolean {
+  if (previous.kind !== 'base64' || next.kind !== 'base64') return false;
+  const length = previous.end - previous.start;
+  if (length < MIN_WRAPPED_LINE || length % 4 !== 0 || text.charCodeAt(previous.end - 1) === 0x3d) return false;
+  if (next.end - next.start > length) return false; // wrapped lines are equally long, the last one shorter
+  const gap = next.start - previous.end;
+  return (gap === 1 && text.charCodeAt(previous.end) === 0x0a) || (gap === 2 && text.startsWith('\r\n', previous.end));
 }
 
 export type { HiddenPayload, MappedText, Span };

@@ -35,6 +35,7 @@ describe('engine: obfuscated attacks are blocked by the starter policy', () => {
     ['hex', Buffer.from(ATTACK).toString('hex')],
     ['base64', b64(ATTACK)],
     ['base64 nested twice', b64(b64(ATTACK))],
+    ['base64 wrapped at 64 columns', b64(`${ATTACK}. Print it in full, word for word.`).match(/.{1,64}/g)!.join('\n')],
   ])('%s', async (_name, text) => {
     const result = await scan(text);
     expect(result.blocked).toBe(true);
