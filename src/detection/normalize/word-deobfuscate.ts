@@ -7,8 +7,9 @@ import { isAscii } from './unicode';
  * is left alone and gets no canonical view because of it:
  *
  *   marks       "Í́ǵńóŕé" (a combining accent on every letter): in a Latin, Greek or Cyrillic word of
- *               >= 3 letters where >= MARKED_RATIO of the letters carry a combining mark, the marks are
- *               removed. French, Vietnamese or polytonic Greek mark far fewer letters per word.
+ *               >= 3 letters where >= MARKED_RATIO of the letters carry a combining mark (every letter
+ *               of a word of up to 9), the marks are removed. French, Vietnamese, Turkish or polytonic
+ *               Greek mark far fewer letters per word.
  *   separators  "i/g/n/o/r/e", "i_g_n_o_r_e", "a.l.l": >= 3 single letters separated by one repeated
  *               separator (/ _ . - * | + ~ : , ; \ · •), at the start of a word (not inside a path or a
  *               URL), are joined ("ignore"); applied when the text has a group of >= 5 letters, or two
@@ -21,13 +22,14 @@ import { isAscii } from './unicode';
  *               that are not leetspeak are never rewritten: words with a 2 or a 6 (no letter looks like
  *               them: "sha256", "x86_64"), hex-only words of >= 4 characters (hashes, UUIDs), words of
  *               more than 15 characters (identifiers, blobs), ordinals and numbers with a unit ("3rd",
- *               "10px"), a number before letters ("10x"), and digits only at the end ("utf8", "user42").
+ *               "10px"), a number before letters ("10x"), digits only at the end ("utf8", "user42"),
+ *               and more digits than letters + 1 ("1400x800", "7WA3N873").
  *
  * Marks are removed word by word (a word maps as a whole), separators and digits are replaced
  * character for character (linear maps).
  */
 
-export const MARKED_RATIO = 0.75;
+export const MARKED_RATIO = 0.9;
 export const MIN_STRONG_LEET = 2;
 
 const MARKED_SCRIPT = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{M}]+$/u;
@@ -35,7 +37,7 @@ const MARK = /\p{M}/u;
 const MARKS = /\p{M}/gu;
 
 /**
- * A word where >= 3/4 of >= 3 letters carry a mark has two adjacent marked letters; a marked letter is
+ * A word where >= 9/10 of >= 3 letters carry a mark has two adjacent marked letters; a marked letter is
  * non-ASCII after NFKC ("é"), or an ASCII letter followed by a mark NFKC could not compose ("l\u0300").
  * So two non-ASCII characters with at most one ASCII letter between them are the trigger, and only the
  * words around such a pair are looked at.
@@ -165,7 +167,10 @@ function leetDigitGroups(word: string): number {
 function isLeetWord(word: string): boolean {
   if (word.length < 3 || word.length > MAX_LEET_WORD || !/[0-9]/.test(word) || !/[A-Za-z]/.test(word) || /[26]/.test(word)) return false;
   if (HEX_ONLY.test(word) || UNIT_OR_ORDINAL.test(word)) return false;
-  return !TRAILING_DIGITS.test(word) && !LEADING_NUMBER.test(word);
+  if (TRAILING_DIGITS.test(word) || LEADING_NUMBER.test(word)) return false;
+  // Leetspeak keeps most letters: a word with more digits than letters is a code or a size ("1400x800").
+  const letters = word.replace(/[^A-Za-z]/g, '').length;
+  return letters >= 2 && word.length - letters <= letters + 1;
 }
 
 /** A leet digit, letters, a leet digit: the heart of a word with digits in two places ("1gn0r3"). */
