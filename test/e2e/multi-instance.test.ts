@@ -2,10 +2,25 @@ import { TEST_DATABASE_URL, postgresTarget } from '../helpers/databases';
 import { postJson, startAnotherInstance, startTestServices, type TestServices } from '../helpers/services';
 
 /**
- * Two gateway instances on one PostgreSQL: a change made through one is used by the other on its very
- * next request (LISTEN/NOTIFY invalidates the other's key → policy cache). A long cache TTL proves the
- * invalidation, not the expiry, does it.
+ * Two gateway instances on one PostgreSQL: a change made through one is used by the other as soon as the
+ * change notification reaches it (LISTEN/NOTIFY invalidates the other's key → policy cache). A long cache
+ * TTL (300 s) proves the invalidation, not the expiry, does it.
+ *
+ * The notification travels asynchronously (Postgres → B's listening connection), so "B's very next request"
+ * raced with it: about one run in five failed, on the code before this change too, when B's HTTP request was
+ * read before the notification. Each cross-instance expectation is therefore polled for at most
+ * PROPAGATION_MS (two orders of magnitude under the TTL), and the time it took is bounded, not assumed zero.
  */
+const PROPAGATION_MS = 2_000;
+
+async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + PROPAGATION_MS;
+  for (;;) {
+    const value = await probe();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 (TEST_DATABASE_URL ? describe : describe.skip)('two gateway instances on one PostgreSQL', () => {
   let a: TestServices;
   let b: Awaited<ReturnType<typeof startAnotherInstance>>;
@@ -36,15 +51,15 @@ import { postJson, startAnotherInstance, startTestServices, type TestServices } 
     const defaultId = policies.results.find((p: { is_default: boolean }) => p.is_default).id;
 
     await call('PATCH', `/v1/policies/${defaultId}/`, { deny_list: { entries: ['orange falcon'], match_type: 'contains' } });
-    expect((await detectOnB('orange falcon')).json.blocked).toBe(true);
+    expect((await eventually(() => detectOnB('orange falcon'), (r) => r.json.blocked === true)).json.blocked).toBe(true);
 
     const other = await call('POST', '/v1/policies/', { name: 'other' });
     await call('POST', `/v1/policies/${other.id}/set_default/`);
-    expect((await detectOnB('orange falcon')).json.blocked).toBe(false);
+    expect((await eventually(() => detectOnB('orange falcon'), (r) => r.json.blocked === false)).json.blocked).toBe(false);
 
     const me = (await call('GET', '/v1/projects/')).results[0];
     const rotated = await call('POST', `/v1/projects/${me.id}/rotate_key/`);
-    expect((await detectOnB('hello')).status).toBe(401);
+    expect((await eventually(() => detectOnB('hello'), (r) => r.status === 401)).status).toBe(401);
     const onA = await call('POST', '/v1/projects/', { name: 'second' });
     expect(onA.error).toMatchObject({ type: 'authentication_error' }); // the old key is dead on A too
 
@@ -61,6 +76,7 @@ import { postJson, startAnotherInstance, startTestServices, type TestServices } 
       headers: { ...withNew, 'content-type': 'application/json' },
       body: JSON.stringify({ is_active: false }),
     });
-    expect((await postJson(`${b.gatewayUrl}/v1/detect`, { content: 'x' }, { authorization: `Bearer ${extra.raw_key}` })).status).toBe(401);
+    const deactivated = () => postJson(`${b.gatewayUrl}/v1/detect`, { content: 'x' }, { authorization: `Bearer ${extra.raw_key}` });
+    expect((await eventually(deactivated, (r) => r.status === 401)).status).toBe(401);
   });
 });
