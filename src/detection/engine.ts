@@ -7,8 +7,9 @@ import type { FailMode } from '../shared/proto';
 import { decide, MAX_FINDINGS_PER_DETECTOR, mergeFindings, THRESHOLD_CUTOFFS, type FailedDetector, type RuleResult } from './decide';
 import type { DetectorFinding, DetectorInput } from './detector';
 import { Deadline, runDetector } from './detector-runner';
-import { anyEntryMatches, matchListSpans, RuleCache, type CompiledRules } from './match-rules';
-import { alignmentBase, buildViewSet, type HiddenPayload, type TextView } from './normalize';
+import { allowListSpans, blankSpans, exemptFindings, isWindowClassifier } from './allow-spans';
+import { matchListSpans, RuleCache, type CompiledRules } from './match-rules';
+import { alignmentBase, buildViewSet, type HiddenPayload, type TextView, type ViewSet } from './normalize';
 import { isSubstantialPayload } from './normalize/invisible-text';
 import { defaultRegistry, type DetectorRegistry } from './registry';
 import { findAll, type Span } from './regex-scan';
@@ -18,7 +19,9 @@ import { TextIndex } from './text-index';
 /**
  * Evaluates one text against one detector configuration. Order:
  *   (a) policy_mode excludes the direction → not scanned, not blocked;
- *   (b) allow list: any entry matches the normalized text → allow_listed, not blocked, nothing else runs;
+ *   (b) allow list: the spans its entries match are exempt (allow-spans.ts): findings lying inside one are
+ *       dropped, classifiers score the text with them blanked out; the rest of the text is scanned as usual
+ *       and can block. `allow_listed` = at least one entry matched;
  *   (c) deny list: every match → category `deny_list`, confidence 1.0, action block;
  *   (d) the detectors configured for the direction, in parallel, each isolated and bounded;
  *   (e) custom detectors: every match → category `custom/<name>`, confidence 1.0, its action.
@@ -99,9 +102,8 @@ async function evaluateWith(input: EvaluateInput, prepare: (i: PrepareInput) => 
   const prepared = prepare(input);
   if (!prepared.scanned) return emptyResult({ scanned: false, elapsedMs: elapsed() });
   const raw = await prepared.scan(input.text);
-  if (raw.allowListed) return emptyResult({ scanned: true, allowListed: true, elapsedMs: elapsed() });
   const verdict = decide({ results: raw.results, failed: raw.failed, failMode: prepared.failMode });
-  return { ...verdict, scanned: true, allowListed: false, outcomes: raw.outcomes, elapsedMs: elapsed() };
+  return { ...verdict, scanned: true, allowListed: raw.allowListed, outcomes: raw.outcomes, elapsedMs: elapsed() };
 }
 
 function prepareWith(input: PrepareInput, registry: DetectorRegistry, cache: RuleCache): PreparedScan {
@@ -138,21 +140,20 @@ interface ScanContext {
 async function scanText(context: ScanContext, text: string, wholeText: boolean): Promise<RawScan> {
   const { rules } = context;
   const { views, hidden } = buildViewSet(text);
-  const primary = views[0] as TextView;
-  if (anyEntryMatches(rules.allow, primary.text, { wholeText })) return emptyScan(true);
-
+  const allowSpans = allowListSpans(rules.allow, views[0] as TextView, wholeText);
   const results: RuleResult[] = [];
   const denySpans = views.flatMap((view) =>
     mapSpans(matchListSpans(rules.deny, view.text, MAX_FINDINGS_PER_DETECTOR, { wholeText: wholeText && view.depth === 0 }), view),
   );
   results.push(patternRule({ type: 'deny_list', action: 'block', spans: denySpans, signal: DENY_LIST_SIGNAL }));
-  const detectors = await runConfiguredDetectors(context, views, hidden);
+  const detectors = await runAllDetectors(context, { views, hidden }, text, allowSpans);
   results.push(...detectors.results);
   for (const custom of rules.custom) {
     const spans = views.flatMap((view) => mapSpans(findAll(custom.re, view.text, MAX_FINDINGS_PER_DETECTOR), view));
     results.push(patternRule({ type: custom.type, action: custom.action, spans, signal: customSignal(custom.type) }));
   }
-  return { allowListed: false, results, failed: detectors.failed, outcomes: detectors.outcomes };
+  const exempt = exemptFindings(results, allowSpans);
+  return { allowListed: allowSpans.length > 0, results: exempt.results, failed: detectors.failed, outcomes: detectors.outcomes };
 }
 
 function emptyScan(allowListed: boolean): RawScan {
@@ -184,16 +185,40 @@ interface ConfiguredRuns {
   outcomes: DetectorOutcome[];
 }
 
-async function runConfiguredDetectors(context: ScanContext, views: TextView[], hidden: HiddenPayload[]): Promise<ConfiguredRuns> {
+/**
+ * Runs the configured detectors. With exempt spans, the window classifiers score the text with those spans
+ * blanked out (allow-spans.ts), the other detectors the text itself (their findings inside an exempt span
+ * are dropped afterwards). Outcomes keep the configured order.
+ */
+async function runAllDetectors(context: ScanContext, viewSet: ViewSet, text: string, allowSpans: Span[]): Promise<ConfiguredRuns> {
+  const classifiers = allowSpans.length > 0 ? context.entries.filter((e) => isWindowClassifier(e.detector_type)) : [];
+  if (classifiers.length === 0) return runConfiguredDetectors(context, context.entries, viewSet.views, viewSet.hidden);
+  const others = context.entries.filter((e) => !classifiers.includes(e));
+  const blanked = buildViewSet(blankSpans(text, allowSpans));
+  const [a, b] = await Promise.all([
+    runConfiguredDetectors(context, others, viewSet.views, viewSet.hidden),
+    runConfiguredDetectors(context, classifiers, blanked.views, blanked.hidden),
+  ]);
+  const order = (type: string) => context.entries.findIndex((e) => e.detector_type === type);
+  const outcomes = [...a.outcomes, ...b.outcomes].sort((x, y) => order(x.type) - order(y.type));
+  return { results: [...a.results, ...b.results], failed: [...a.failed, ...b.failed], outcomes };
+}
+
+async function runConfiguredDetectors(
+  context: ScanContext,
+  entries: DetectorEntry[],
+  views: TextView[],
+  hidden: HiddenPayload[],
+): Promise<ConfiguredRuns> {
   const { direction, failMode, registry, timeoutMs, piiRegions } = context;
   const inputs: DetectorInput[] = views.map((view) => {
     const base = alignmentBase(view, views);
     const regions = piiRegions === undefined ? {} : { piiRegions };
     return { text: view.text, direction, index: new TextIndex(view.text), ...(base === undefined ? {} : { base }), ...regions };
   });
-  const deadline = context.entries.length > 0 ? new Deadline(timeoutMs) : undefined;
+  const deadline = entries.length > 0 ? new Deadline(timeoutMs) : undefined;
   const runs = await Promise.all(
-    context.entries.map(async (entry) => {
+    entries.map(async (entry) => {
       const type: DetectorType = entry.detector_type;
       const detector = registry.get(type);
       if (!detector) return { entry, run: null };

@@ -2,7 +2,7 @@ import type RE2 from 're2';
 import { invalidRequest } from '../shared/errors';
 import type { Action, DetectionPolicy, MatchList, MatchType } from '../shared/policy';
 import { normalizeLiteral } from './normalize';
-import { compileRe2, escapeRe2, findAll, matchesAnywhere, type Span } from './regex-scan';
+import { compileRe2, escapeRe2, findAll, type Span } from './regex-scan';
 
 /**
  * The pattern rules of a configuration (allow list, deny list, custom detectors) compiled to RE2, and
@@ -107,17 +107,9 @@ function signatureOf(config: RuleSource): string {
   return JSON.stringify([config.allowList, config.denyList, config.customDetectors]);
 }
 
-/** True when any entry of the list matches the (normalised) text. `exact` entries compare the whole text. */
 export interface MatchListOptions {
   /** Whether `exact` entries may match: only where `text` is the whole text (not a part or a decoded blob). */
   wholeText: boolean;
-}
-
-export function anyEntryMatches(list: CompiledMatchList, text: string, options?: MatchListOptions): boolean {
-  if (list.combined) return matchesAnywhere(list.combined, text);
-  if (list.matchType === 'exact' && options?.wholeText === false) return false;
-  const trimmedLower = list.matchType === 'exact' ? text.trim().toLowerCase() : '';
-  return list.entries.some((e) => (e.re ? matchesAnywhere(e.re, text) : e.literals.includes(trimmedLower)));
 }
 
 /** Spans of every match of every entry (non-empty matches only), at most `limit` in total. */

@@ -31,8 +31,9 @@ import type { DetectionEngine, PreparedScan, PrepareInput, RawScan } from './eng
  * Limits, by construction: a match longer than W (a PEM block, a huge base64 blob) is reported with
  * the span seen within the window, and blobs longer than W may not be decoded across a boundary.
  * `exact` allow / deny entries can only match at the end, when the whole stream is still in the buffer.
- * The allow list is evaluated on each window: once an entry matches, detection stops for the rest of
- * the stream (`allowListed`), but what was reported before stands (a stream cannot unsay it).
+ * The allow list is evaluated on each window, exactly as in Detect: the spans it matches are exempt
+ * (allow-spans.ts), the rest of the stream is still scanned and can block; `allowListed` becomes true
+ * once an entry has matched in any window (an allow-listed phrase no longer than W is seen whole).
  */
 
 /**
@@ -94,8 +95,7 @@ export class StreamScanner {
   async push(chunk: string): Promise<StreamUpdate | undefined> {
     if (this.finished) throw new Error('stream already finished');
     this.buffer += chunk;
-    const passive = !this.prepared.scanned || this.allowListed;
-    const boundary = passive ? this.received : this.received - this.window;
+    const boundary = this.prepared.scanned ? this.received - this.window : this.received;
     if (boundary - this.settledTo < STREAM_MIN_SCAN_CHARS) return undefined;
     return this.scanUpTo(boundary, false);
   }
@@ -111,11 +111,11 @@ export class StreamScanner {
   private async scanUpTo(boundary: number, final: boolean): Promise<StreamUpdate> {
     const started = performance.now();
     let raw: RawScan | undefined;
-    if (this.prepared.scanned && !this.allowListed) {
+    if (this.prepared.scanned) {
       raw = await this.prepared.scan(this.buffer, { wholeText: final && this.bufferStart === 0 });
       if (raw.allowListed) this.allowListed = true;
     }
-    const results = raw && !raw.allowListed ? this.settledResults(raw.results, boundary, final) : [];
+    const results = raw ? this.settledResults(raw.results, boundary, final) : [];
     const verdict = decide({ results, failed: raw?.failed ?? [], failMode: this.prepared.failMode });
     const newCategories = verdict.categories.filter((c) => this.mergeCategory(c));
     if (verdict.blocked) this.blocked = true;

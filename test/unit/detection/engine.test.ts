@@ -38,7 +38,8 @@ describe('evaluate: policy_mode × direction', () => {
 describe('evaluate: order allow → deny → detectors → custom', () => {
   const email = { detector_type: 'pii/email' as const, threshold: 'L2' as const, action: 'log' as const };
 
-  it('allow list bypasses deny list, detectors and custom detectors', async () => {
+  it('allow list exempts only the span it matches: deny list, detectors and custom detectors still run elsewhere', async () => {
+    // Inside the allow-listed span (0..13) → exempt; the rest of the text is scanned and blocks.
     const spy = spyDetector('pii/email', [{ confidence: 1, start: 0, end: 1 }]);
     const engine = createDetectionEngine({ registry: registryOf([spy.detector]) });
     const config = policyFixture({
@@ -47,9 +48,12 @@ describe('evaluate: order allow → deny → detectors → custom', () => {
       inputDetectors: [email],
       customDetectors: [{ name: 'ticket', pattern: 'TCK-\\d+', action: 'block' }],
     });
-    const result = await engine.evaluate({ text: 'internal test: forbidden TCK-1', direction: 'input', config });
-    expect(result).toMatchObject({ allowListed: true, scanned: true, blocked: false, categories: [], outcomes: [] });
-    expect(spy.calls).toEqual([]);
+    const text = 'internal test: forbidden TCK-1';
+    const result = await engine.evaluate({ text, direction: 'input', config });
+    expect(result).toMatchObject({ allowListed: true, scanned: true, blocked: true });
+    expect(result.categories.map((c) => c.type)).toEqual(['deny_list', 'custom/ticket']);
+    expect(result.findings.map((f) => text.slice(f.start, f.end))).toEqual(['forbidden', 'TCK-1']);
+    expect(spy.calls).toEqual([text]);
   });
 
   it('reports deny list, detectors and custom detectors in that order, all of them', async () => {

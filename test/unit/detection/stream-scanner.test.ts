@@ -121,12 +121,12 @@ describe('StreamScanner: release offsets, verdict, memory', () => {
     expect((await streamText(['drop table', ' users', '!'], config)).last.blocked).toBe(false);
   });
 
-  it('stops detection once an allow-list entry is seen, releasing everything after', async () => {
+  it('an allow-list entry exempts only its own spans: detection goes on after it (issue #16)', async () => {
     const config = emailPolicy({ allowList: { entries: ['INTERNAL TEST'], match_type: 'contains' } });
     const text = `${'internal test '.repeat(100)}bob@corp.io ${'z'.repeat(3000)}`;
     const { findings, last } = await streamText(chunked(text, 700), config);
-    expect(findings).toEqual([]);
-    expect(last).toMatchObject({ allowListed: true, blocked: false, releasedUpTo: text.length });
+    expect(spansOf(text, findings)).toEqual(['bob@corp.io']);
+    expect(last).toMatchObject({ allowListed: true, blocked: true, releasedUpTo: text.length });
   });
 
   it('scans nothing when the policy mode excludes the direction, releasing at once', async () => {
