@@ -43,11 +43,3 @@ export function findAll(re: RE2, text: string, limit: number): Span[] {
   re.lastIndex = 0;
   return spans;
 }
-
-/** True when `re` matches anywhere in `text` (empty matches count, as in RE2 search). */
-export function matchesAnywhere(re: RE2, text: string): boolean {
-  re.lastIndex = 0;
-  const found = re.test(text);
-  re.lastIndex = 0;
-  return found;
-}
