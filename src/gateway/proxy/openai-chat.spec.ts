@@ -126,12 +126,45 @@ export function readChatRequest(body: unknown): ChatRequestSummary {
   return { model: body.model, stream: body.stream === true, texts: fields.map((f) => f.text), fields };
 }
 
-/** Fields of a non-streaming response: every choice's content, refusal, tool calls and audio transcript. */
+/**
+ * What a model writes beside its answer, in a response message or a stream delta: reasoning
+ * (`reasoning_content`, `reasoning`, `reasoning_details[].text` / `.summary`) and citations
+ * (`annotations[].url_citation.title` / `.url` / `.content`). Stream deltas name a reasoning detail by
+ * its `index` when they carry one (`stream`), as tool calls do; otherwise items are named by position.
+ */
+function sideTexts(m: Record<string, Json>, path: string, out: Out, stream: boolean): void {
+  str(m.reasoning_content, `${path}.reasoning_content`, out);
+  str(m.reasoning, `${path}.reasoning`, out);
+  if (Array.isArray(m.reasoning_details)) {
+    m.reasoning_details.forEach((d, i) => {
+      if (!isObj(d)) return;
+      const at = indexPath(`${path}.reasoning_details`, stream && typeof d.index === 'number' ? d.index : i);
+      str(d.text, `${at}.text`, out);
+      str(d.summary, `${at}.summary`, out);
+    });
+  }
+  if (Array.isArray(m.annotations)) {
+    m.annotations.forEach((a, i) => {
+      if (!isObj(a) || !isObj(a.url_citation)) return;
+      const at = `${indexPath(`${path}.annotations`, i)}.url_citation`;
+      str(a.url_citation.title, `${at}.title`, out);
+      str(a.url_citation.url, `${at}.url`, out);
+      str(a.url_citation.content, `${at}.content`, out);
+    });
+  }
+}
+
+/**
+ * Fields of a non-streaming response: every choice's content, refusal, tool calls, audio transcript,
+ * reasoning and citations (sideTexts), and the `text` of a legacy completions-shaped choice.
+ */
 export function responseFields(response: unknown): TextField[] {
   const out: Out = [];
   if (!isObj(response) || !Array.isArray(response.choices)) return out;
   response.choices.forEach((c, i) => {
-    if (!isObj(c) || !isObj(c.message)) return;
+    if (!isObj(c)) return;
+    str(c.text, `choices[${i}].text`, out);
+    if (!isObj(c.message)) return;
     const path = `choices[${i}].message`;
     const m = c.message;
     contentTexts(m.content, `${path}.content`, out);
@@ -139,6 +172,7 @@ export function responseFields(response: unknown): TextField[] {
     toolCallTexts(m.tool_calls, `${path}.tool_calls`, out);
     if (isObj(m.function_call)) argumentTexts(m.function_call.arguments, `${path}.function_call.arguments`, out, true);
     if (isObj(m.audio)) str(m.audio.transcript, `${path}.audio.transcript`, out);
+    sideTexts(m, path, out, false);
   });
   return out;
 }
@@ -146,6 +180,18 @@ export function responseFields(response: unknown): TextField[] {
 /** Texts of a non-streaming response (responseFields without the paths). */
 export function responseTexts(response: unknown): string[] {
   return responseFields(response).map((f) => f.text);
+}
+
+/** Texts of one stream delta, under `path` (`choices[0].delta`). */
+function deltaTexts(d: Record<string, Json>, path: string, pieces: Out): void {
+  // A streamed content field is one string however the parts are split: its pieces share one path.
+  if (typeof d.content === 'string') str(d.content, `${path}.content`, pieces);
+  else contentTexts(d.content, `${path}.content`, pieces);
+  str(d.refusal, `${path}.refusal`, pieces);
+  toolCallTexts(d.tool_calls, `${path}.tool_calls`, pieces, false);
+  if (isObj(d.function_call)) str(d.function_call.arguments, `${path}.function_call.arguments`, pieces);
+  if (isObj(d.audio)) str(d.audio.transcript, `${path}.audio.transcript`, pieces);
+  sideTexts(d, path, pieces, true);
 }
 
 /**
@@ -156,17 +202,12 @@ export function chunkTexts(chunk: unknown): Array<{ choice: number; text: string
   const out: Array<{ choice: number; text: string; path: string }> = [];
   if (!isObj(chunk) || !Array.isArray(chunk.choices)) return out;
   for (const c of chunk.choices) {
-    if (!isObj(c) || !isObj(c.delta)) continue;
+    if (!isObj(c)) continue;
     const choice = typeof c.index === 'number' ? c.index : 0;
-    const path = `choices[${choice}].delta`;
     const pieces: Out = [];
-    // A streamed content field is one string however the parts are split: its pieces share one path.
-    if (typeof c.delta.content === 'string') str(c.delta.content, `${path}.content`, pieces);
-    else contentTexts(c.delta.content, `${path}.content`, pieces);
-    str(c.delta.refusal, `${path}.refusal`, pieces);
-    toolCallTexts(c.delta.tool_calls, `${path}.tool_calls`, pieces, false);
-    if (isObj(c.delta.function_call)) str(c.delta.function_call.arguments, `${path}.function_call.arguments`, pieces);
-    if (isObj(c.delta.audio)) str(c.delta.audio.transcript, `${path}.audio.transcript`, pieces);
+    // A legacy completions-shaped chunk streams its text in `choices[i].text`, without a delta.
+    str(c.text, `choices[${choice}].text`, pieces);
+    if (isObj(c.delta)) deltaTexts(c.delta, `choices[${choice}].delta`, pieces);
     for (const p of pieces) out.push({ choice, text: p.text, path: p.path });
   }
   return out;

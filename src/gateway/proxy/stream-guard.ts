@@ -9,7 +9,8 @@ import type { SseEvent } from './sse';
 /**
  * Output enforcement for a streamed completion. Every upstream event is held until ALL the text it
  * carries has been scanned with enough following context (the detection stream's `releasedUpTo`; one
- * detection stream per choice for its content, refusal and transcript, and one per tool call's
+ * detection stream per choice for its content, refusal, transcript, reasoning, citations and legacy
+ * `text`, and one per tool call's
  * arguments, so fragments of two tool calls interleaved in the stream are each scanned contiguous);
  * events are released strictly in order. When the detection verdict
  * turns to blocked, nothing more is released. Events without text (role, finish, usage, [DONE]) are
