@@ -17,13 +17,21 @@ export interface FakeOpenAI {
   chunkDelayMs: number;
   /** Set when the client of the fake went away before the answer ended. */
   aborted: number;
+  /** Extra fields of the JSON answer's message (reasoning_content, annotations, ...); null for none. */
+  messageExtra: Record<string, unknown> | null;
+  /** Stream answer: these deltas instead of one content delta per piece; null for the pieces. */
+  deltas: Array<Record<string, unknown>> | null;
+  /** Answer in the legacy completions shape: `choices[].text` (and `text` in stream chunks), no message / delta. */
+  legacy: boolean;
+  /** The bytes of the last answer, exactly as sent (a JSON body, or the whole stream). */
+  lastSent: string;
   close(): Promise<void>;
 }
 
 const ID = 'chatcmpl-fake123';
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
-  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, chunkDelayMs: 1, aborted: 0 } as unknown as FakeOpenAI;
+  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, chunkDelayMs: 1, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '' } as unknown as FakeOpenAI;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -39,24 +47,29 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const created = 1_763_800_000;
       if (!parsed.stream) {
         res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_fake' });
-        res.end(
-          JSON.stringify({
-            id: ID, object: 'chat.completion', created, model: parsed.model,
-            choices: [{ index: 0, message: { role: 'assistant', content: fake.pieces.join(''), refusal: null }, logprobs: null, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-          }),
-        );
+        const message = { role: 'assistant', content: fake.pieces.join(''), refusal: null, ...fake.messageExtra };
+        const choice = fake.legacy ? { index: 0, text: fake.pieces.join(''), logprobs: null, finish_reason: 'stop' } : { index: 0, message, logprobs: null, finish_reason: 'stop' };
+        fake.lastSent = JSON.stringify({
+          id: ID, object: fake.legacy ? 'text_completion' : 'chat.completion', created, model: parsed.model,
+          choices: [choice],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        });
+        res.end(fake.lastSent);
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_fake_stream' });
       const base = { id: ID, object: 'chat.completion.chunk', created, model: parsed.model, system_fingerprint: 'fp_fake' };
+      const deltas = fake.deltas ?? fake.pieces.map((p) => ({ content: p }));
       const events = [
-        { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] },
-        ...fake.pieces.map((p) => ({ ...base, choices: [{ index: 0, delta: { content: p }, logprobs: null, finish_reason: null }] })),
-        { ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] },
+        ...(fake.legacy ? [] : [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] }]),
+        ...(fake.legacy
+          ? fake.pieces.map((p) => ({ ...base, object: 'text_completion', choices: [{ index: 0, text: p, logprobs: null, finish_reason: null }] }))
+          : deltas.map((delta) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: null }] }))),
+        { ...base, choices: [fake.legacy ? { index: 0, text: '', logprobs: null, finish_reason: 'stop' } : { index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] },
         ...(parsed.stream_options?.include_usage ? [{ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } }] : []),
       ].map((e) => `data: ${JSON.stringify(e)}\n\n`);
       events.push('data: [DONE]\n\n');
+      fake.lastSent = events.join('');
       let i = 0;
       res.on('close', () => {
         if (i < events.length) fake.aborted += 1;
