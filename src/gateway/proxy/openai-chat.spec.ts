@@ -128,7 +128,7 @@ export function readChatRequest(body: unknown): ChatRequestSummary {
 
 /**
  * What a model writes beside its answer, in a response message or a stream delta: reasoning
- * (`reasoning_content`, `reasoning`, `reasoning_details[].text` / `.summary`) and citations
+ * (`reasoning_content`, `reasoning`, `reasoning_details[].text` / `.summary`, a string or a list of text parts) and citations
  * (`annotations[].url_citation.title` / `.url` / `.content`). Stream deltas name a reasoning detail by
  * its `index` when they carry one (`stream`), as tool calls do; otherwise items are named by position.
  */
@@ -140,7 +140,7 @@ function sideTexts(m: Record<string, Json>, path: string, out: Out, stream: bool
       if (!isObj(d)) return;
       const at = indexPath(`${path}.reasoning_details`, stream && typeof d.index === 'number' ? d.index : i);
       str(d.text, `${at}.text`, out);
-      str(d.summary, `${at}.summary`, out);
+      contentTexts(d.summary, `${at}.summary`, out);
     });
   }
   if (Array.isArray(m.annotations)) {

@@ -32,6 +32,11 @@ describe('chat-completions response fields beside the answer', () => {
     ]);
   });
 
+  it('reads a reasoning summary given as a list of text parts', () => {
+    const message = { role: 'assistant', content: null, reasoning_details: [{ type: 'reasoning.summary', summary: [{ type: 'summary_text', text: 'x' }] }] };
+    expect(responseFields({ choices: [{ index: 0, message }] })).toEqual([{ path: 'choices[0].message.reasoning_details[0].summary[0].text', text: 'x' }]);
+  });
+
   it('names streamed reasoning details by their index, and a legacy chunk by its choice', () => {
     const delta = { reasoning_content: 'a', reasoning_details: [{ type: 'reasoning.text', index: 3, text: 'b' }], annotations: [{ type: 'url_citation', url_citation: { title: 'c', url: 'u' } }] };
     expect(chunkTexts({ choices: [{ index: 1, delta }, { index: 2, text: 'd' }] })).toEqual([
