@@ -128,9 +128,10 @@ export function readChatRequest(body: unknown): ChatRequestSummary {
 
 /**
  * What a model writes beside its answer, in a response message or a stream delta: reasoning
- * (`reasoning_content`, `reasoning`, `reasoning_details[].text` / `.summary`, a string or a list of text parts) and citations
- * (`annotations[].url_citation.title` / `.url` / `.content`). Stream deltas name a reasoning detail by
- * its `index` when they carry one (`stream`), as tool calls do; otherwise items are named by position.
+ * (`reasoning_content`, `reasoning`, `reasoning_details[].text` / `.summary`, the summary a string or a
+ * list of text parts) and citations (`annotations[].url_citation.title` / `.url` / `.content`). Stream
+ * deltas name a reasoning detail by its `index` when they carry one (`stream`), as tool calls do;
+ * otherwise items are named by position.
  */
 function sideTexts(m: Record<string, Json>, path: string, out: Out, stream: boolean): void {
   str(m.reasoning_content, `${path}.reasoning_content`, out);
