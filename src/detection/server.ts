@@ -6,7 +6,9 @@ import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-
 import { ERROR_CODE_METADATA_KEY } from '../shared/detection-client';
 import { invalidRequest, isAppError } from '../shared/errors';
 import {
+  DETECTION_MAX_MESSAGE_BYTES,
   DETECTION_SERVICE_NAME,
+  DETECTION_SESSION_MEMORY_MB,
   detectionPackageDefinition,
   detectionServiceDefinition,
   LOADER_OPTIONS,
@@ -38,7 +40,18 @@ export interface DetectionLogger {
 const silentLogger: DetectionLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Requests may carry up to 10 MiB of text plus configuration; larger messages are refused by gRPC. */
-export const MAX_RECEIVE_MESSAGE_BYTES = 16 * 1024 * 1024;
+export const MAX_RECEIVE_MESSAGE_BYTES = DETECTION_MAX_MESSAGE_BYTES;
+
+/**
+ * Per connection (one HTTP/2 session each): message limits that fit the largest request, and nghttp2's
+ * session memory set explicitly (grpc-js would otherwise lift the cap entirely) to the size the
+ * clients' in-flight admission stays far below.
+ */
+const SERVER_OPTIONS: grpc.ServerOptions = {
+  'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES,
+  'grpc.max_send_message_length': DETECTION_MAX_MESSAGE_BYTES,
+  'grpc-node.max_session_memory': DETECTION_SESSION_MEMORY_MB,
+};
 
 export interface BuildDetectionServerOptions {
   logger?: DetectionLogger;
@@ -55,7 +68,7 @@ export function buildDetectionServer(options: BuildDetectionServerOptions = {}):
   const logger = options.logger ?? silentLogger;
   const registry = options.registry ?? defaultRegistry;
   const engine = createDetectionEngine({ registry });
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES });
+  const server = new grpc.Server(SERVER_OPTIONS);
 
   const detect: grpc.handleUnaryCall<ProtoDetectRequest, ProtoDetectResponse> = (call, callback) => {
     const work = async () => toProtoResponse(await engine.evaluate(fromProtoRequest(call.request)));

@@ -7,8 +7,10 @@ import type { Action, DetectionPolicy, DetectorEntry, Direction, MatchList } fro
 import {
   ACTION_TO_PROTO,
   actionFromProto,
+  DETECTION_MAX_MESSAGE_BYTES,
   DETECTION_MAX_TEXT_BYTES,
   DETECTION_SERVICE_NAME,
+  DETECTION_SESSION_MEMORY_MB,
   detectionMethod,
   DIRECTION_TO_PROTO,
   FAIL_MODE_TO_PROTO,
@@ -113,7 +115,11 @@ export interface DetectionClientOptions {
   timeoutMs: number;
 }
 
-const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = DETECTION_MAX_MESSAGE_BYTES;
+/** A Detect request of this many bytes or more goes over the large-request channel (see createDetectionClient). */
+export const LARGE_REQUEST_BYTES = 256 * 1024;
+/** Request bytes each unary channel has in flight at once (two of the largest requests); later calls queue within their deadline. */
+export const CHANNEL_IN_FLIGHT_BYTES = 2 * MAX_MESSAGE_BYTES;
 const HEALTH_TIMEOUT_MS = 1000;
 /** Trailing metadata key carrying AppError.code on INVALID_ARGUMENT (set by the detection server). */
 export const ERROR_CODE_METADATA_KEY = 'x-error-code';
@@ -124,6 +130,7 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_permit_without_calls': 1,
   'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
   'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  'grpc-node.max_session_memory': DETECTION_SESSION_MEMORY_MB,
 };
 
 const detectMethod = detectionMethod<ProtoDetectRequest, ProtoDetectResponse>('Detect');
@@ -141,21 +148,33 @@ const healthCheckMethod = healthService.Check as unknown as grpc.MethodDefinitio
   HealthCheckResponse
 >;
 
-/**
- * Unary calls (Detect, ListDetectorTypes, health Check) go over a lean HTTP/2 gRPC channel
- * (grpc-unary.ts: the same wire protocol, a fraction of grpc-js's per-call work); the DetectStream
- * call uses grpc-js, whose channel connects on its first stream only.
- */
-export function createDetectionClient(options: DetectionClientOptions): DetectionClient {
-  const client = new grpc.Client(options.address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-  const channel = new UnaryChannel({
-    address: options.address,
+function unaryChannel(address: string): UnaryChannel {
+  return new UnaryChannel({
+    address,
     maxSendMessageBytes: MAX_MESSAGE_BYTES,
     maxReceiveMessageBytes: MAX_MESSAGE_BYTES,
     keepaliveTimeMs: CHANNEL_OPTIONS['grpc.keepalive_time_ms'],
     keepaliveTimeoutMs: CHANNEL_OPTIONS['grpc.keepalive_timeout_ms'],
+    maxSessionMemoryMb: DETECTION_SESSION_MEMORY_MB,
+    maxInFlightBytes: CHANNEL_IN_FLIGHT_BYTES,
   });
-  const call = <Req, Res>(method: grpc.MethodDefinition<Req, Res>, request: Req, timeoutMs: number) =>
+}
+
+/**
+ * Unary calls (Detect, ListDetectorTypes, health Check) go over a lean HTTP/2 gRPC channel
+ * (grpc-unary.ts: the same wire protocol, a fraction of grpc-js's per-call work); the DetectStream
+ * call uses grpc-js, whose channel connects on its first stream only.
+ *
+ * Two unary channels, each its own TCP connection and HTTP/2 session: Detect requests of
+ * LARGE_REQUEST_BYTES or more take `large`, everything else `small`. Large bodies then never share a
+ * session, a flow-control window or an admission queue with small calls, so a burst of large requests
+ * (from any tenant) can delay only other large requests, and cannot fail or stall a small one.
+ */
+export function createDetectionClient(options: DetectionClientOptions): DetectionClient {
+  const client = new grpc.Client(options.address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  const small = unaryChannel(options.address);
+  const large = unaryChannel(options.address);
+  const call = <Req, Res>(method: grpc.MethodDefinition<Req, Res>, request: Req, timeoutMs: number, channel = small) =>
     unaryCall({ channel, method, request, timeoutMs });
   return {
     async detect(req) {
@@ -164,7 +183,9 @@ export function createDetectionClient(options: DetectionClientOptions): Detectio
       if (Buffer.byteLength(req.text, 'utf8') > DETECTION_MAX_TEXT_BYTES) {
         throw invalidRequest(`text is larger than ${DETECTION_MAX_TEXT_BYTES} bytes`, 'text_too_large');
       }
-      const response = await call(detectWireMethod, serializeDetectRequest(req), options.timeoutMs);
+      const encoded = serializeDetectRequest(req);
+      const channel = encoded.length >= LARGE_REQUEST_BYTES ? large : small;
+      const response = await call(detectWireMethod, encoded, options.timeoutMs, channel);
       return fromProtoResponse(response);
     },
     async listDetectorTypes() {
@@ -189,7 +210,8 @@ export function createDetectionClient(options: DetectionClientOptions): Detectio
       return openDetectStream({ client, options: streamOptions, toProtoConfig, toAppError });
     },
     close() {
-      channel.close();
+      small.close();
+      large.close();
       client.close();
     },
   };

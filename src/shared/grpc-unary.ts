@@ -1,6 +1,7 @@
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
+import { InFlightBudget } from './in-flight-budget';
 
 /**
  * A lean gRPC client for UNARY calls over one HTTP/2 connection (node:http2), speaking the standard
@@ -30,6 +31,13 @@ export interface UnaryChannelOptions {
   /** A PING after this long without traffic; the connection is dropped when it is not answered within keepaliveTimeoutMs. */
   keepaliveTimeMs?: number;
   keepaliveTimeoutMs?: number;
+  /**
+   * nghttp2's memory cap of the session, in MB (Node's `maxSessionMemory`; Node's default, 10, is less
+   * than two large requests in flight). Past it the session refuses every stream with ENHANCE_YOUR_CALM.
+   */
+  maxSessionMemoryMb?: number;
+  /** Request bytes in flight at once (size-aware admission, see in-flight-budget.ts); unlimited when unset. */
+  maxInFlightBytes?: number;
 }
 
 const CONNECT_TIMEOUT_MS = 20_000;
@@ -83,8 +91,10 @@ export class UnaryChannel {
   private readonly authority: string;
   private readonly host: string;
   private readonly port: number;
+  private readonly budget: InFlightBudget | undefined;
 
   constructor(private readonly options: UnaryChannelOptions) {
+    if (options.maxInFlightBytes !== undefined) this.budget = new InFlightBudget(options.maxInFlightBytes);
     const i = options.address.lastIndexOf(':');
     const host = options.address.slice(0, i);
     this.host = host.startsWith('[') ? host.slice(1, -1) : host;
@@ -101,6 +111,15 @@ export class UnaryChannel {
       throw serviceError(grpc.status.RESOURCE_EXHAUSTED, `Sent message larger than max (${request.length} vs. ${this.options.maxSendMessageBytes})`);
     }
     const deadline = Date.now() + timeoutMs;
+    const release = this.budget ? await this.budget.admit(request.length, deadline, serviceError) : undefined;
+    try {
+      return await this.attemptTwice(path, request, deadline);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async attemptTwice(path: string, request: Buffer, deadline: number): Promise<Buffer> {
     try {
       return await this.attempt(path, request, deadline);
     } catch (err) {
@@ -134,6 +153,7 @@ export class UnaryChannel {
       },
       settings: { enablePush: false },
       peerMaxConcurrentStreams: 1000,
+      ...(this.options.maxSessionMemoryMb !== undefined && { maxSessionMemory: this.options.maxSessionMemoryMb }),
     });
     const drop = () => {
       if (this.session === session) this.session = undefined;

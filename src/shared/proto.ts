@@ -35,6 +35,17 @@ export const DETECTION_SERVICE_NAME = 'detection.v1.DetectionService';
 /** Largest text the detection service accepts, in UTF-8 bytes (the gRPC message limit is ~16 MiB). */
 export const DETECTION_MAX_TEXT_BYTES = 10 * 1024 * 1024;
 
+/** Largest gRPC message either side sends or accepts: the largest text plus its policy. */
+export const DETECTION_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * nghttp2 memory cap, in MB, of every HTTP/2 session between the services (client `maxSessionMemory`,
+ * server `grpc-node.max_session_memory`). Node's default is 10 MB: one 9 MB request buffered on the
+ * session and the next stream is refused with NGHTTP2_ENHANCE_YOUR_CALM. The gateway's unary channels
+ * admit at most 32 MiB of requests at once (detection-client.ts), a quarter of this.
+ */
+export const DETECTION_SESSION_MEMORY_MB = 128;
+
 /** The service definition to pass to `grpc.Server#addService` (proto-loader's shape is grpc-js's). */
 export const detectionServiceDefinition = detectionPackageDefinition[DETECTION_SERVICE_NAME] as grpc.ServiceDefinition;
 
