@@ -47,7 +47,7 @@ describe('large Detect calls next to small ones (real gRPC hop)', () => {
 
   beforeAll(async () => {
     started = await startDetectionServer({ address: '127.0.0.1:0' });
-    client = createDetectionClient({ address: `127.0.0.1:${started.port}`, timeoutMs: 25_000 });
+    client = createDetectionClient({ address: `127.0.0.1:${started.port}`, timeoutMs: 10_000 });
     // Connect once, so the test measures the sessions under load rather than the first connect.
     await client.detect({ text: 'warm up', direction: 'input', policy });
   });
