@@ -118,8 +118,13 @@ export interface DetectionClientOptions {
 const MAX_MESSAGE_BYTES = DETECTION_MAX_MESSAGE_BYTES;
 /** A Detect request of this many bytes or more goes over the large-request channel (see createDetectionClient). */
 export const LARGE_REQUEST_BYTES = 256 * 1024;
-/** Request bytes each unary channel has in flight at once (two of the largest requests); later calls queue within their deadline. */
-export const CHANNEL_IN_FLIGHT_BYTES = 2 * MAX_MESSAGE_BYTES;
+/**
+ * Request bytes a unary channel has on the wire at once; later calls queue (FIFO) within their deadline.
+ * Large: two of the largest requests. Small: 64 MiB, counted in 64 KiB units, so at least 1,024 small
+ * calls at once (the stream count the channel allows). Both stay at or under half the session memory.
+ */
+export const LARGE_CHANNEL_IN_FLIGHT_BYTES = 2 * MAX_MESSAGE_BYTES;
+export const SMALL_CHANNEL_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
 const HEALTH_TIMEOUT_MS = 1000;
 /** Trailing metadata key carrying AppError.code on INVALID_ARGUMENT (set by the detection server). */
 export const ERROR_CODE_METADATA_KEY = 'x-error-code';
@@ -148,7 +153,7 @@ const healthCheckMethod = healthService.Check as unknown as grpc.MethodDefinitio
   HealthCheckResponse
 >;
 
-function unaryChannel(address: string): UnaryChannel {
+function unaryChannel(address: string, maxInFlightBytes: number): UnaryChannel {
   return new UnaryChannel({
     address,
     maxSendMessageBytes: MAX_MESSAGE_BYTES,
@@ -156,7 +161,7 @@ function unaryChannel(address: string): UnaryChannel {
     keepaliveTimeMs: CHANNEL_OPTIONS['grpc.keepalive_time_ms'],
     keepaliveTimeoutMs: CHANNEL_OPTIONS['grpc.keepalive_timeout_ms'],
     maxSessionMemoryMb: DETECTION_SESSION_MEMORY_MB,
-    maxInFlightBytes: CHANNEL_IN_FLIGHT_BYTES,
+    maxInFlightBytes,
   });
 }
 
@@ -172,8 +177,8 @@ function unaryChannel(address: string): UnaryChannel {
  */
 export function createDetectionClient(options: DetectionClientOptions): DetectionClient {
   const client = new grpc.Client(options.address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
-  const small = unaryChannel(options.address);
-  const large = unaryChannel(options.address);
+  const small = unaryChannel(options.address, SMALL_CHANNEL_IN_FLIGHT_BYTES);
+  const large = unaryChannel(options.address, LARGE_CHANNEL_IN_FLIGHT_BYTES);
   const call = <Req, Res>(method: grpc.MethodDefinition<Req, Res>, request: Req, timeoutMs: number, channel = small) =>
     unaryCall({ channel, method, request, timeoutMs });
   return {

@@ -94,7 +94,7 @@ export class UnaryChannel {
   private readonly budget: InFlightBudget | undefined;
 
   constructor(private readonly options: UnaryChannelOptions) {
-    if (options.maxInFlightBytes !== undefined) this.budget = new InFlightBudget(options.maxInFlightBytes);
+    if (options.maxInFlightBytes !== undefined) this.budget = new InFlightBudget(options.maxInFlightBytes, serviceError);
     const i = options.address.lastIndexOf(':');
     const host = options.address.slice(0, i);
     this.host = host.startsWith('[') ? host.slice(1, -1) : host;
@@ -111,7 +111,7 @@ export class UnaryChannel {
       throw serviceError(grpc.status.RESOURCE_EXHAUSTED, `Sent message larger than max (${request.length} vs. ${this.options.maxSendMessageBytes})`);
     }
     const deadline = Date.now() + timeoutMs;
-    const release = this.budget ? await this.budget.admit(request.length, deadline, serviceError) : undefined;
+    const release = this.budget ? await this.budget.admit(request.length, deadline) : undefined;
     try {
       return await this.attemptTwice(path, request, deadline);
     } finally {

@@ -16,21 +16,23 @@ export type ServiceErrorFactory = (code: grpc.status, details: string) => grpc.S
 export class InFlightBudget {
   private readonly semaphore: Semaphore;
   private readonly units: number;
+  /** One error object for every wait that times out (nothing per call on the hot path). */
+  private readonly timeoutError: grpc.ServiceError;
 
-  constructor(readonly maxBytes: number) {
+  constructor(readonly maxBytes: number, toError: ServiceErrorFactory) {
     this.units = Math.max(1, Math.floor(maxBytes / UNIT_BYTES));
     this.semaphore = new Semaphore(this.units);
+    this.timeoutError = toError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded while waiting for in-flight capacity');
   }
 
   /**
    * Waits until `bytes` fit (a request larger than the whole budget waits for an empty channel) and
    * resolves with the release function; rejects with DEADLINE_EXCEEDED when `deadline` passes first.
    */
-  async admit(bytes: number, deadline: number, toError: ServiceErrorFactory): Promise<() => void> {
+  async admit(bytes: number, deadline: number): Promise<() => void> {
     const weight = Math.min(this.units, Math.max(1, Math.ceil(bytes / UNIT_BYTES)));
     const remaining = Math.max(1, deadline - Date.now());
-    const timeout = toError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded while waiting for in-flight capacity');
-    const [, release] = await withTimeout(this.semaphore, remaining, timeout).acquire(weight);
+    const [, release] = await withTimeout(this.semaphore, remaining, this.timeoutError).acquire(weight);
     return release;
   }
 }

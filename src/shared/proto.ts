@@ -42,7 +42,7 @@ export const DETECTION_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
  * nghttp2 memory cap, in MB, of every HTTP/2 session between the services (client `maxSessionMemory`,
  * server `grpc-node.max_session_memory`). Node's default is 10 MB: one 9 MB request buffered on the
  * session and the next stream is refused with NGHTTP2_ENHANCE_YOUR_CALM. The gateway's unary channels
- * admit at most 32 MiB of requests at once (detection-client.ts), a quarter of this.
+ * admit at most 32 MiB (large requests) and 64 MiB (small ones) at once (detection-client.ts).
  */
 export const DETECTION_SESSION_MEMORY_MB = 128;
 

@@ -20,7 +20,7 @@ const policy: DetectionPolicy = {
 };
 
 const MB = 1024 * 1024;
-// 44 MB in all: more than one channel admits at once (CHANNEL_IN_FLIGHT_BYTES), so some of them queue.
+// 44 MB in all: more than the large-request channel admits at once (LARGE_CHANNEL_IN_FLIGHT_BYTES), so some of them queue.
 const LARGE_SIZES = [5 * MB, 7 * MB, 9 * MB, 6 * MB, 8 * MB, 9 * MB];
 const SMALL_CALLS = 60;
 
