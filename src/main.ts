@@ -4,7 +4,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './shared/config';
 import { createLogger, type Logger } from './shared/logger';
 import { ALL_SERVICES, startServices, type RunningServices, type ServiceName } from './services';
-import { openStorage } from './storage/data-source';
+import { openStorage, storageOptions } from './storage/data-source';
 import { provisionOrganization } from './storage/provision';
 import { prepareStorage, type BootstrapOutcome } from './storage/startup';
 
@@ -51,7 +51,7 @@ async function createOrganization(config: Config, argv: string[]): Promise<void>
   if (!['production', 'staging', 'development'].includes(environment)) {
     throw new Error('--environment must be production, staging or development');
   }
-  const storage = await openStorage({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const storage = await openStorage(storageOptions(config));
   try {
     await prepareStorage(storage, { bootstrapApiKey: config.BOOTSTRAP_API_KEY });
     const r = await storage.dataSource.transaction((m) =>
@@ -71,7 +71,7 @@ async function createOrganization(config: Config, argv: string[]): Promise<void>
 }
 
 async function migrate(config: Config): Promise<void> {
-  const storage = await openStorage({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const storage = await openStorage(storageOptions(config));
   try {
     printBootstrap(await prepareStorage(storage, { bootstrapApiKey: config.BOOTSTRAP_API_KEY }), process.stdout);
     process.stdout.write('Migrations applied.\n');

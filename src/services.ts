@@ -23,7 +23,7 @@ import { createDetectionClient, type DetectionClient } from './shared/detection-
 import type { HealthProbe } from './shared/http/health';
 import type { Logger } from './shared/logger';
 import { listenForChanges } from './storage/change-listener';
-import { openStorage, type Storage } from './storage/data-source';
+import { openStorage, storageOptions, type Storage } from './storage/data-source';
 import { prepareStorage, type BootstrapOutcome } from './storage/startup';
 
 export type ServiceName = 'detection' | 'gateway' | 'sensor';
@@ -88,7 +88,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     }
     if (!wanted.has('gateway') && !wanted.has('sensor')) return running;
 
-    const storage = await openStorage({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+    const storage = await openStorage(storageOptions(config));
     closers.push({ name: 'storage', close: () => storage.close() });
     running.storage = storage;
     running.bootstrap = await prepareStorage(storage, { bootstrapApiKey: config.BOOTSTRAP_API_KEY });
@@ -113,7 +113,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
       const waited = await Promise.race([listener.ready.then(() => true), sleep(10_000).then(() => false)]);
       if (!waited) logger.warn('change listener not connected yet: other instances\' changes arrive once it is (cache TTL bounds staleness)');
     }
-    const policies = new PolicyService(storage, bus);
+    const policies = new PolicyService(storage, bus, { alertsConfigured: Boolean(config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET) });
     const projects = new ProjectService(storage, bus);
     const events = new EventService(storage);
     // Closed after the HTTP servers (closers run in reverse): every in-flight request's event is written.

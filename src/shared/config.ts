@@ -56,6 +56,10 @@ export const configSchema = z.object({
       .regex(/^postgres(ql)?:\/\/.+/, 'DATABASE_URL must be a postgres:// or postgresql:// connection string')
       .optional(),
   ),
+  /** PostgreSQL only: bound on opening a connection (and on waiting for a free pooled one). */
+  DATABASE_CONNECT_TIMEOUT_MS: positiveInt('DATABASE_CONNECT_TIMEOUT_MS', 3000, 60_000),
+  /** PostgreSQL only: bound on one statement (server-side statement_timeout and the client's read timeout). */
+  DATABASE_STATEMENT_TIMEOUT_MS: positiveInt('DATABASE_STATEMENT_TIMEOUT_MS', 5000, 600_000),
   DATA_DIR: z.string().min(1).default('./data'),
   /** Audit spool (events waiting while the database is unreachable); default DATA_DIR/audit-spool, none for memory://. */
   AUDIT_SPOOL_DIR: z.preprocess(empty, z.string().min(1).optional()),

@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   rate_limit: 429,
   internal_error: 500,
+  /** A dependency the request needs (storage) is unreachable: retry after `Retry-After` seconds. */
+  service_unavailable: 503,
 } as const;
 
 export type ErrorType = keyof typeof ERROR_STATUS;
@@ -75,6 +77,17 @@ export const internalError = (requestId?: string) =>
     requestId ? `Internal server error (request id ${requestId})` : 'Internal server error',
     { code: 'internal_error' },
   );
+
+/** Seconds a client is told to wait (Retry-After) when storage is unreachable. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/** The request needs the database and the database is unreachable or stalled: 503 with Retry-After. */
+export const storageUnavailable = (cause?: unknown) =>
+  new AppError('service_unavailable', 'Storage is temporarily unavailable: retry later', {
+    code: 'storage_unavailable',
+    details: { retry_after: STORAGE_RETRY_AFTER_SECONDS },
+    cause,
+  });
 
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;

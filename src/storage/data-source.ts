@@ -8,6 +8,7 @@ import { MIGRATIONS } from './migrations';
 import { PGlitePool } from './pglite-pool';
 import { openPGliteThread, type EmbeddedDatabase } from './pglite-thread';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
+import type { Config } from '../shared/config';
 
 export type StorageKind = 'postgres' | 'pglite';
 
@@ -26,11 +27,29 @@ export interface StorageOptions {
   dataDir: string;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
+  /** PostgreSQL: bound on opening a connection and on waiting for a pooled one (default 3000 ms). */
+  connectTimeoutMs?: number;
+  /**
+   * PostgreSQL: bound on one statement (default 5000 ms). Set both as the server's `statement_timeout`
+   * (the server cancels the work) and as the client's read timeout (a stalled server or network fails
+   * the call instead of hanging it).
+   */
+  statementTimeoutMs?: number;
   /**
    * Run the embedded database in a worker thread (pglite-thread.ts) instead of on the calling thread;
    * default true. Its statements are synchronous WebAssembly: on the main thread they stall requests.
    */
   embeddedThread?: boolean;
+}
+
+/** The storage options of a configuration (database, directory, PostgreSQL timeouts). */
+export function storageOptions(config: Config): StorageOptions {
+  return {
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  };
 }
 
 const common = {
@@ -46,17 +65,34 @@ const common = {
 /** Opens (but does not migrate) the configured database. */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    ? openPostgres(options.databaseUrl, {
+        poolSize: options.poolSize ?? 10,
+        connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      })
     : openPGlite(options.dataDir, options.embeddedThread ?? true);
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Storage> {
+export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+
+interface PostgresPoolOptions {
+  poolSize: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+}
+
+async function openPostgres(url: string, o: PostgresPoolOptions): Promise<Storage> {
   const dataSource = new DataSource({
     ...common,
     url,
-    poolSize,
+    poolSize: o.poolSize,
     applicationName: 'llm-content-security-gateway',
-    connectTimeoutMS: 10_000,
+    // node-postgres' connectionTimeoutMillis: bounds the TCP + startup handshake and the wait for a pooled client.
+    connectTimeoutMS: o.connectTimeoutMs,
+    // Passed to pg.Pool as is: statement_timeout is a startup parameter of every connection (the server
+    // cancels with SQLSTATE 57014); query_timeout is node-postgres' client-side read timeout.
+    extra: { statement_timeout: o.statementTimeoutMs, query_timeout: o.statementTimeoutMs + 1000 },
   });
   await dataSource.initialize();
   return wrap('postgres', dataSource, async () => undefined);

@@ -1,7 +1,8 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerErrorCode, ApolloServerValidationErrorCode, unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { type AppError, isAppError } from '../../shared/errors';
+import { type AppError, isAppError, storageUnavailable } from '../../shared/errors';
+import { classifyStorageError } from '../../storage/storage-errors';
 import type { GraphqlContext } from './graphql-context';
 
 /**
@@ -34,7 +35,13 @@ type Kind = { kind: 'app'; error: AppError } | { kind: 'client'; code: string } 
  */
 function classify(error: unknown, code: unknown): Kind {
   const original = unwrapResolverError(error);
-  if (isAppError(original)) return original.status < 500 ? { kind: 'app', error: original } : { kind: 'unexpected' };
+  if (isAppError(original)) {
+    return original.status < 500 || original.type === 'service_unavailable' ? { kind: 'app', error: original } : { kind: 'unexpected' };
+  }
+  // The database is unreachable or stalled: the same 503 storage_unavailable as on REST.
+  if (original instanceof Error && !(original instanceof GraphQLError) && classifyStorageError(original) === 'transient') {
+    return { kind: 'app', error: storageUnavailable(original) };
+  }
   // A resolver threw something that is not a GraphQLError (graphql-js wraps it, keeping originalError).
   if (original instanceof Error && !(original instanceof GraphQLError)) return { kind: 'unexpected' };
   if (typeof code === 'string' && CLIENT_ERROR_CODES.has(code)) return { kind: 'client', code };
@@ -67,13 +74,26 @@ export function errorLoggingPlugin(): ApolloServerPlugin<GraphqlContext> {
       return {
         async didEncounterErrors({ errors, contextValue, operationName }) {
           for (const error of errors) {
-            if (classify(error, error.extensions?.code).kind !== 'unexpected') continue;
+            const k = classify(error, error.extensions?.code);
+            if (k.kind === 'app' && k.error.type === 'service_unavailable') {
+              contextValue.log.warn({ errorCode: k.error.code, path: error.path, operationName }, 'graphql operation failed: dependency unavailable');
+            }
+            if (k.kind !== 'unexpected') continue;
             const original = unwrapResolverError(error);
             contextValue.log.error(
               { err: original instanceof Error ? original : error, path: error.path, operationName },
               'graphql operation failed',
             );
           }
+        },
+        // A storage outage answers 503 with Retry-After, as REST does (the body keeps GraphQL's shape).
+        async willSendResponse({ response }) {
+          if (response.body.kind !== 'single') return;
+          const unavailable = response.body.singleResult.errors?.find((e) => e.extensions?.code === 'service_unavailable');
+          if (!unavailable) return;
+          response.http.status = 503;
+          const retryAfter = (unavailable.extensions?.details as { retry_after?: unknown } | undefined)?.retry_after;
+          if (typeof retryAfter === 'number') response.http.headers.set('retry-after', String(retryAfter));
         },
       };
     },

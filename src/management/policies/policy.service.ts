@@ -21,10 +21,16 @@ export function assertId(id: string, what: string): void {
  * answers 404 exactly like a missing one. Writes publish a change so every instance drops cached
  * key → policy resolutions.
  */
+export interface PolicyServiceOptions {
+  /** Whether the alert action can deliver (ALERT_WEBHOOK_URL and ALERT_WEBHOOK_SECRET are set). */
+  alertsConfigured: boolean;
+}
+
 export class PolicyService {
   constructor(
     private readonly storage: Storage,
     private readonly bus: ChangeBus,
+    private readonly options: PolicyServiceOptions,
   ) {}
 
   detectorTypes(): { detector_types: Array<{ value: string; label: string; category: string }> } {
@@ -60,6 +66,7 @@ export class PolicyService {
   }
 
   async create(organizationId: string, input: CreatePolicyInput): Promise<PolicyView> {
+    assertAlertsUsable(input, this.options.alertsConfigured);
     return this.write(organizationId, async (m) => {
       const entity = m.create(PolicyEntity, {
         organizationId,
@@ -79,6 +86,7 @@ export class PolicyService {
   }
 
   async update(organizationId: string, id: string, input: UpdatePolicyInput): Promise<PolicyView> {
+    assertAlertsUsable(input, this.options.alertsConfigured);
     return this.write(organizationId, async (m) => {
       const p = await this.find(m, organizationId, id, true);
       if (input.name !== undefined) p.name = input.name;
@@ -163,6 +171,25 @@ export class PolicyService {
     });
     if (changesTraffic) this.bus.emitLocal(event);
     return policyView(saved);
+  }
+}
+
+type DetectorLists = Pick<UpdatePolicyInput, 'input_detectors' | 'output_detectors' | 'custom_detectors'>;
+
+/**
+ * The alert action delivers through the signed webhook only: without it configured an `alert` entry
+ * would silently do nothing, so a create or update that sets one is refused (400 alerts_not_configured).
+ */
+function assertAlertsUsable(input: DetectorLists, alertsConfigured: boolean): void {
+  if (alertsConfigured) return;
+  for (const field of ['input_detectors', 'output_detectors', 'custom_detectors'] as const) {
+    const index = (input[field] ?? []).findIndex((entry) => entry.action === 'alert');
+    if (index < 0) continue;
+    throw invalidRequest(
+      `${field}[${index}].action is "alert" but alerts are not configured on this deployment: set ALERT_WEBHOOK_URL and ALERT_WEBHOOK_SECRET, or use "block" or "log"`,
+      'alerts_not_configured',
+      { fields: [{ path: `${field}.${index}.action`, message: 'alerts are not configured (ALERT_WEBHOOK_URL, ALERT_WEBHOOK_SECRET)' }] },
+    );
   }
 }
 

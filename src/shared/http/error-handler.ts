@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, internalError, isAppError } from '../errors';
+import { classifyStorageError } from '../../storage/storage-errors';
+import { AppError, internalError, isAppError, storageUnavailable } from '../errors';
 import type { JsonStructureProblem } from './json-structure-guard';
 
 /**
@@ -50,6 +51,8 @@ export function toAppError(err: FastifyError | Error, requestId: string): AppErr
       code: 'invalid_request',
     });
   }
+  // The database is unreachable, stalled (connect/statement timeout) or shedding load: 503, not 500.
+  if (classifyStorageError(err) === 'transient') return storageUnavailable(err);
   return internalError(requestId);
 }
 
@@ -99,7 +102,9 @@ export function writeClientError(err: Error & { code?: string }, socket: Duplex,
 /** Renders any error as our envelope (the error handler, and fastify's frameworkErrors: bad URL, ...). */
 export function sendError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, style: EnvelopeStyle): FastifyReply {
   const appErr = toAppError(err, String(request.id));
-  if (appErr.status >= 500) {
+  if (appErr.type === 'service_unavailable') {
+    request.log.warn({ err, requestId: request.id, errorCode: appErr.code }, 'request failed: dependency unavailable');
+  } else if (appErr.status >= 500) {
     request.log.error({ err, requestId: request.id }, 'request failed');
   } else {
     request.log.info({ errorType: appErr.type, errorCode: appErr.code }, 'request rejected');
