@@ -13,7 +13,7 @@ import {
   restClient,
   type Json,
 } from '../helpers/management-clients';
-import { startTestServices, type TestServices } from '../helpers/services';
+import { ALERTS_CONFIGURED_ENV, startTestServices, type TestServices } from '../helpers/services';
 
 /**
  * The management GraphQL API at POST /graphql on real services (gRPC detection, PGlite and, with
@@ -24,7 +24,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('GraphQL managem
   let gql: ReturnType<typeof gqlClient>;
 
   beforeAll(async () => {
-    svc = await startTestServices(target, { services: ['detection', 'gateway'] });
+    svc = await startTestServices(target, { services: ['detection', 'gateway'], env: ALERTS_CONFIGURED_ENV });
     gql = gqlClient(svc.gatewayUrl, svc.apiKey);
   });
   afterAll(async () => {

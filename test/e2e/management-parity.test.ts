@@ -10,7 +10,7 @@ import {
   restClient,
   type Json,
 } from '../helpers/management-clients';
-import { startTestServices, type TestServices } from '../helpers/services';
+import { ALERTS_CONFIGURED_ENV, startTestServices, type TestServices } from '../helpers/services';
 
 /**
  * REST / GraphQL parity: every management operation is performed through REST in one fresh
@@ -91,7 +91,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('REST / GraphQL 
   let twinCount = 0;
 
   beforeAll(async () => {
-    svc = await startTestServices(target, { services: ['detection', 'gateway'] });
+    svc = await startTestServices(target, { services: ['detection', 'gateway'], env: ALERTS_CONFIGURED_ENV });
   });
   afterAll(async () => {
     await svc?.dispose();

@@ -37,6 +37,12 @@ export interface TestServices {
  */
 const RELAXED_LIMITS = { PLATFORM_TRAFFIC_RPM: '1000000', PLATFORM_MANAGEMENT_RPM: '1000000', AUTH_FAILURES_PER_MINUTE: '1000000' };
 
+/**
+ * Alerts configured (the alert action is refused without them) for suites that store `alert` policies
+ * but send no traffic that fires one: the webhook points at a closed local port and is never called.
+ */
+export const ALERTS_CONFIGURED_ENV = { ALERT_WEBHOOK_URL: 'http://127.0.0.1:9/alerts', ALERT_WEBHOOK_SECRET: 'test-alert-secret-0123456789' };
+
 /** Starts another instance of the given services on an existing database (no new database, no cleanup of it). */
 export async function startAnotherInstance(
   first: TestServices,
