@@ -74,3 +74,33 @@ export function classifyStorageError(err: unknown): StorageErrorClass {
   const message = err instanceof Error ? err.message : '';
   return /connection|connect|terminat|timeout|timed out/i.test(message) ? 'transient' : 'unknown';
 }
+
+/**
+ * What node-postgres, pg-pool and TypeORM say when the connection failed, broke or stalled; these carry
+ * no code. Exact phrases only: an arbitrary message that merely mentions "connection" is not one of them.
+ */
+const DRIVER_UNAVAILABLE = [
+  /^Query read timeout$/, // pg: query_timeout (a stalled server or network)
+  /^Connection terminated/, // pg: "... unexpectedly", "... due to connection timeout"
+  /^timeout exceeded when trying to connect$/, // pg-pool: connectionTimeoutMillis waiting for a client
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+  /^Cannot use a pool after calling end on the pool$/,
+];
+
+/**
+ * The database cannot serve the request right now (unreachable, restarting, out of resources, a
+ * statement cancelled by its timeout, a stalled connection): answered 503 storage_unavailable at the
+ * edges. Stricter than `classifyStorageError`'s `transient`: a message is only trusted when it is one
+ * of the driver's own, so an unrelated failure never turns into a 503.
+ */
+export function isStorageUnavailable(err: unknown): boolean {
+  const state = sqlStateOf(err);
+  if (state) return classifyStorageError(err) === 'transient';
+  for (const e of chain(err)) {
+    if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;
+    const message = e instanceof Error ? e.message : '';
+    if (DRIVER_UNAVAILABLE.some((re) => re.test(message))) return true;
+  }
+  return false;
+}

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { classifyStorageError } from '../../storage/storage-errors';
+import { isStorageUnavailable } from '../../storage/storage-errors';
 import { AppError, internalError, isAppError, storageUnavailable } from '../errors';
 import type { JsonStructureProblem } from './json-structure-guard';
 
@@ -52,7 +52,7 @@ export function toAppError(err: FastifyError | Error, requestId: string): AppErr
     });
   }
   // The database is unreachable, stalled (connect/statement timeout) or shedding load: 503, not 500.
-  if (classifyStorageError(err) === 'transient') return storageUnavailable(err);
+  if (isStorageUnavailable(err)) return storageUnavailable(err);
   return internalError(requestId);
 }
 

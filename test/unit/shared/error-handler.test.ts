@@ -12,6 +12,7 @@ describe('error model', () => {
       not_found: 404,
       rate_limit: 429,
       internal_error: 500,
+      service_unavailable: 503,
     });
     for (const [type, status] of Object.entries(ERROR_STATUS)) {
       const err = new AppError(type as keyof typeof ERROR_STATUS, 'm');
@@ -24,6 +25,37 @@ describe('error model', () => {
     const err = new AppError('permission_denied', 'nope', { code: 'x' });
     expect(renderError(err, 'messages')).toEqual({ type: 'error', error: { message: 'nope', type: 'permission_denied', code: 'x' } });
     expect(renderError(err, 'standard')).toEqual({ error: { message: 'nope', type: 'permission_denied', code: 'x' } });
+  });
+
+  it('maps an unreachable, stalled or overloaded database to 503 storage_unavailable with retry_after', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const cancelled = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    const typeormWrapped = Object.assign(new Error('Query read timeout'), { driverError: new Error('Query read timeout') });
+    const causes = [
+      refused,
+      cancelled,
+      typeormWrapped,
+      new Error('timeout exceeded when trying to connect'),
+      new Error('Connection terminated due to connection timeout'),
+      Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
+    ];
+    for (const cause of causes) {
+      const err = toAppError(cause, 'req-2');
+      expect(err.status).toBe(503);
+      expect(err.toEnvelope()).toEqual({
+        error: { message: 'Storage is temporarily unavailable: retry later', type: 'service_unavailable', code: 'storage_unavailable', details: { retry_after: 5 } },
+      });
+    }
+  });
+
+  it('keeps a rejected row or an unrelated failure a masked 500', () => {
+    for (const cause of [
+      Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }),
+      new Error('connection to 10.0.0.9 reset by a bug'),
+      new Error('Query read timeout while parsing'),
+    ]) {
+      expect(toAppError(cause, 'req-3')).toMatchObject({ status: 500, type: 'internal_error' });
+    }
   });
 
   it('masks unexpected errors', () => {
