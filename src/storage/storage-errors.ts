@@ -27,6 +27,9 @@ interface ErrorLike {
   cause?: unknown;
   errors?: unknown;
   constraint?: unknown;
+  message?: unknown;
+  /** graphql-js wraps a thrown value it does not recognise as an Error (e.g. of another realm) in NonErrorThrown. */
+  thrownValue?: unknown;
 }
 
 /** The errors to look at: the error itself, TypeORM's driverError, a cause, an AggregateError's parts. */
@@ -34,7 +37,7 @@ function chain(err: unknown, depth = 0): ErrorLike[] {
   if (err === null || typeof err !== 'object' || depth > 4) return [];
   const e = err as ErrorLike;
   const out: ErrorLike[] = [e];
-  out.push(...chain(e.driverError, depth + 1), ...chain(e.cause, depth + 1));
+  out.push(...chain(e.driverError, depth + 1), ...chain(e.cause, depth + 1), ...chain(e.thrownValue, depth + 1));
   if (Array.isArray(e.errors)) for (const inner of e.errors) out.push(...chain(inner, depth + 1));
   return out;
 }
@@ -99,7 +102,7 @@ export function isStorageUnavailable(err: unknown): boolean {
   if (state) return classifyStorageError(err) === 'transient';
   for (const e of chain(err)) {
     if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;
-    const message = e instanceof Error ? e.message : '';
+    const message = typeof e.message === 'string' ? e.message : '';
     if (DRIVER_UNAVAILABLE.some((re) => re.test(message))) return true;
   }
   return false;

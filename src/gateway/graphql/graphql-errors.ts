@@ -39,7 +39,7 @@ function classify(error: unknown, code: unknown): Kind {
     return original.status < 500 || original.type === 'service_unavailable' ? { kind: 'app', error: original } : { kind: 'unexpected' };
   }
   // The database is unreachable or stalled: the same 503 storage_unavailable as on REST.
-  if (original instanceof Error && !(original instanceof GraphQLError) && isStorageUnavailable(original)) {
+  if (!(original instanceof GraphQLError) && isStorageUnavailable(original)) {
     return { kind: 'app', error: storageUnavailable(original) };
   }
   // A resolver threw something that is not a GraphQLError (graphql-js wraps it, keeping originalError).
