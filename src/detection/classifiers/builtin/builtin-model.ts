@@ -16,6 +16,7 @@ import {
 import { windowFeatures, windowScoringInputs, type WindowFeatures } from './window-features';
 import { loadSuffixScorer, scoreAdversarialSuffix } from './suffix-perplexity';
 import { SUFFIX_PERPLEXITY_SIGNAL } from '../../signals';
+import { THRESHOLD_CUTOFFS } from '../../decide';
 
 /** The heads that also score the focus around an attack signal. */
 export const ATTACK_HEADS: readonly HeadName[] = ['prompt_attack', 'jailbreak'];
@@ -214,10 +215,11 @@ export function withoutMixedScriptWords(text: string): string {
 const SUFFIX_L2_CUTOFF = 0.5;
 export const SUFFIX_STACK_CUTOFF = loadSuffixScorer().config.cutoffs['fpr<=1% (cal)'] ?? SUFFIX_L2_CUTOFF;
 
-/** The suffix score on the shared L1–L4 scale: its strict cut-off at L2, below it at most L3. */
+/** The suffix score on the shared L1–L4 scale: its strict cut-off at L2, its loose one at L4, between them below L3. */
 export function suffixConfidence(s: number): number {
-  if (s >= SUFFIX_L2_CUTOFF) return 0.75 + (0.25 * (s - SUFFIX_L2_CUTOFF)) / (1 - SUFFIX_L2_CUTOFF);
-  if (s >= SUFFIX_STACK_CUTOFF) return 0.3 + (0.2 * (s - SUFFIX_STACK_CUTOFF)) / (SUFFIX_L2_CUTOFF - SUFFIX_STACK_CUTOFF);
+  const { L2, L3, L4 } = THRESHOLD_CUTOFFS;
+  if (s >= SUFFIX_L2_CUTOFF) return L2 + ((1 - L2) * (s - SUFFIX_L2_CUTOFF)) / (1 - SUFFIX_L2_CUTOFF);
+  if (s >= SUFFIX_STACK_CUTOFF) return L4 + ((L3 - L4) * (s - SUFFIX_STACK_CUTOFF)) / (SUFFIX_L2_CUTOFF - SUFFIX_STACK_CUTOFF);
   return 0;
 }
 

@@ -2,6 +2,7 @@ import { ATTACK_SIGNALS, evaluateSignals } from '../heuristics';
 import { prepareText } from '../text-prep';
 import type { HeadName, ModerationCategory } from '../taxonomy';
 import { unitFromKey, type Row } from './dataset';
+import { isSynthetic } from './synthetic';
 
 /**
  * What each head learns from, and how the evaluation labels each row per type. Shared by training and
@@ -55,7 +56,7 @@ export function isJailbreakRow(row: Row): boolean {
  * rows, not the generated ones (framed benign requests and short turns are training negatives; counted in
  * the budget, their easy cases would buy the real prompts a looser cut-off).
  */
-const realBenignPrompt = (r: Row) => r.file === 'injection' && r.labels.length === 0 && !r.source.startsWith('synthetic_');
+const realBenignPrompt = (r: Row) => r.file === 'injection' && r.labels.length === 0 && !isSynthetic(r);
 
 /** 1 positive, 0 negative, undefined = not used for this head / type. */
 export type Target = 0 | 1 | undefined;
@@ -106,7 +107,6 @@ export function labellerFor(head: HeadName | ModerationCategory, duplicatesOfMod
   };
 }
 
-/** Training-only subsampling (Davidson offensive tweets); evaluation uses every held-out row. */
 /**
  * In-the-wild jailbreak rows this short are mostly not attacks at all ("cat wearing a robe sommersaulting
  * in the woods, studio ghibli style", "Write 50 Chat GPT prompts for {{ profession}}"): trained as
@@ -115,6 +115,7 @@ export function labellerFor(head: HeadName | ModerationCategory, duplicatesOfMod
  */
 export const MIN_IN_THE_WILD_JAILBREAK_CHARS = 120;
 
+/** Training-only subsampling (Davidson offensive tweets, short in-the-wild rows); evaluation uses every held-out row. */
 export function keptForTraining(row: Row): boolean {
   if (row.source === 'verazuo_jailbreak' && row.text.length < MIN_IN_THE_WILD_JAILBREAK_CHARS) return false;
   if (row.source !== 'davidson' || row.labels.join(',') !== 'harassment') return true;

@@ -1,4 +1,5 @@
 import { readmeNormalize, unitFromKey, type Row } from './dataset';
+import { isSynthetic } from './synthetic';
 
 /**
  * The deterministic split, a pure function of the data:
@@ -30,8 +31,6 @@ export interface SplitSummary {
  * thousands of them into one group that lands whole in one split. They are never held out (the
  * evaluation has its own held-out framings and requests); they go to training or calibration by hash.
  */
-export const isSynthetic = (r: Pick<Row, 'source'>) => r.source.startsWith('synthetic_');
-
 export function assignSplits(all: Row[]): SplitSummary {
   for (const r of all) if (isSynthetic(r)) r.split = unitFromKey(r.key, 'calibration') < CALIBRATION_FRACTION ? 'calibration' : 'train';
   const rows = all.filter((r) => !isSynthetic(r));

@@ -148,6 +148,9 @@ function shortTurns(): Row[] {
   return out;
 }
 
+/** Generated rows' sources all start with this; split.ts and the FPR budgets (labels.ts) treat them apart. */
+export const isSynthetic = (r: Pick<Row, 'source'>) => r.source.startsWith('synthetic_');
+
 /** One framing per request, picked by the request's hash (so every framing is used about equally). */
 function wrap(requests: readonly Row[], framings: readonly Framing[], source: string, labels: string[], salt: string): Row[] {
   return requests.map((r) => {
@@ -178,13 +181,16 @@ export function syntheticRows(rows: readonly Row[], exclude: ReadonlySet<string>
   return [...wrap(benignSample, TRAIN_FRAMINGS, 'synthetic_wrapped_benign', [], 'wrap'), ...shortTurns(), ...topics].filter((r) => !exclude.has(r.key));
 }
 
+const heldoutHarmful = (rows: readonly Row[]) =>
+  rows.filter((r) => r.file === 'moderation' && r.labels.length > 0 && HELDOUT_HARMFUL.test(r.source) && wrappable(r));
+
 /** Evaluation only: the requests of the sources no training wrapper uses (HarmBench, Do-Not-Answer). */
 export function heldoutHarmfulRequests(rows: readonly Row[]): string[] {
-  return rows.filter((r) => r.file === 'moderation' && r.labels.length > 0 && HELDOUT_HARMFUL.test(r.source) && wrappable(r)).map((r) => r.text);
+  return heldoutHarmful(rows).map((r) => r.text);
 }
 
 /** Evaluation only: held-out requests in held-out framings (eval-lofo.ts). */
 export function heldoutWrapped(rows: readonly Row[]): Array<{ text: string; source: string }> {
-  const harmful = rows.filter((r) => r.file === 'moderation' && r.labels.length > 0 && HELDOUT_HARMFUL.test(r.source) && wrappable(r));
+  const harmful = heldoutHarmful(rows);
   return wrap(harmful, HELDOUT_FRAMINGS, 'heldout_wrapped', ['attack'], 'heldout-wrap').map((r, i) => ({ text: r.text, source: (harmful[i] as Row).source }));
 }

@@ -99,11 +99,12 @@ export function trainAll(rows: Row[], log: (msg: string) => void, heads: readonl
   }
   const reused = reuse ? reusedHeads(reuse, hasher.dimension, heads) : [];
   const packed = packWeights([...trained.map((h) => h.weights), ...reused.map((h) => h.weights)]);
-  const quantised = unpackWeights(packed.data, hasher.dimension, trained.length + reused.length);
+  const headCount = trained.length + reused.length;
+  const quantised = unpackWeights(packed.data, hasher.dimension, headCount);
   const specs: HeadSpec[] = trained.map((h, k) => {
     const scale = packed.scales[k] as number;
     const weights = new Float64Array(hasher.dimension);
-    for (let j = 0; j < hasher.dimension; j++) weights[j] = (quantised[j * (trained.length + reused.length) + k] as number) * scale;
+    for (let j = 0; j < hasher.dimension; j++) weights[j] = (quantised[j * headCount + k] as number) * scale;
     h.weights = weights; // from here on: the committed (int8) weights
     const data = calibrationData(usable, features, h, weights);
     const exact = calibrationData(usable, features, h, h.float);
