@@ -1,15 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/logger';
 import type { Storage } from '../../storage/data-source';
 import { classifyStorageError, constraintOf, errorCodeOf } from '../../storage/storage-errors';
 import { eventToJson, sanitizeEvent, type AuditEvent } from './audit-sanitizer';
 
 const COLUMNS = [
-  'organization_id', 'project_id', 'kind', 'path', 'session_id', 'model', 'input_tokens', 'findings', 'blocked',
+  'id', 'organization_id', 'project_id', 'kind', 'path', 'session_id', 'model', 'input_tokens', 'findings', 'blocked',
   'response_status', 'latency_ms', 'client_ip', 'fail_reason', 'created_at',
 ];
-const CAST = ['uuid[]', 'uuid[]', 'text[]', 'text[]', 'text[]', 'text[]', 'int[]', 'jsonb[]', 'bool[]', 'int[]', 'float8[]', 'text[]', 'text[]', 'timestamptz[]'];
+const CAST = ['uuid[]', 'uuid[]', 'uuid[]', 'text[]', 'text[]', 'text[]', 'text[]', 'int[]', 'jsonb[]', 'bool[]', 'int[]', 'float8[]', 'text[]', 'text[]', 'timestamptz[]'];
 const INSERT_SQL = `INSERT INTO security_events (${COLUMNS.join(', ')})
-  SELECT * FROM unnest(${CAST.map((c, i) => `$${i + 1}::${c}`).join(', ')})`;
+  SELECT * FROM unnest(${CAST.map((c, i) => `$${i + 1}::${c}`).join(', ')})
+  ON CONFLICT (id) DO NOTHING`;
 const DEAD_LETTER_SQL = 'INSERT INTO audit_dead_letters (event, error_code, constraint_name) VALUES ($1::jsonb, $2, $3)';
 
 /** Thrown when the database is unreachable: `remaining` are the rows not yet written (nor dead-lettered). */
@@ -34,7 +36,9 @@ export interface InsertOutcome {
  * Inserts sanitised events with one multi-row statement. A permanent rejection splits the batch in
  * halves until the rejected rows are alone; each of those goes to `audit_dead_letters` (the event as
  * JSON, the SQLSTATE and the constraint name: no message, which can quote row data). A transient
- * failure stops at once with the unwritten rows in a StorageUnavailableError (no row is written twice).
+ * failure stops at once with the unwritten rows in a StorageUnavailableError. Rows carry their id, and
+ * an id already stored is skipped: a batch committed just before the connection broke (its answer lost)
+ * is not stored twice when retried or replayed from the spool.
  */
 export class AuditBatchInserter {
   constructor(
@@ -90,6 +94,7 @@ export class AuditBatchInserter {
     const col = <T>(f: (e: AuditEvent) => T) => rows.map(f);
     try {
       await this.storage.query(INSERT_SQL, [
+        col((e) => e.id ?? randomUUID()), // sanitised events always carry theirs
         col((e) => e.organizationId),
         col((e) => e.projectId),
         col((e) => e.kind),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { RecordedFinding, SecurityEventKind } from '../../storage/entities/security-event.entity';
 
@@ -7,6 +8,12 @@ export const FAIL_REASONS: readonly FailReason[] = ['detection_unavailable', 'de
 
 /** One audit record (a SecurityEvent). Never carries matched text, credentials or bodies. */
 export interface AuditEvent {
+  /**
+   * The row's primary key, given when the event is recorded (AuditWriter.record) so that a batch whose
+   * commit reached the database but whose answer did not (a connection cut mid-write) is not stored twice
+   * when it is retried or replayed from the spool: rows are inserted ON CONFLICT (id) DO NOTHING.
+   */
+  id?: string;
   organizationId: string | null;
   projectId: string | null;
   kind: SecurityEventKind;
@@ -75,6 +82,7 @@ function cleanFindings(findings: unknown): RecordedFinding[] {
 export function sanitizeEvent(e: AuditEvent): AuditEvent {
   const created = e.createdAt instanceof Date && !Number.isNaN(e.createdAt.getTime()) ? e.createdAt : new Date();
   return {
+    id: uuidOrNull(e.id ?? null) ?? randomUUID(),
     organizationId: uuidOrNull(e.organizationId),
     projectId: uuidOrNull(e.projectId),
     kind: cleanText(String(e.kind), COLUMN_LIMITS.kind) as SecurityEventKind,
@@ -98,6 +106,7 @@ export function eventToJson(e: AuditEvent): Record<string, unknown> {
 }
 
 const spooledEventSchema = z.object({
+  id: z.string().optional(),
   organizationId: z.string().nullable(),
   projectId: z.string().nullable(),
   kind: z.enum(['request', 'auth_failed']),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditBatchInserter } from '../../../src/management/events/audit-batch-inserter';
 import { AuditSpool } from '../../../src/management/events/audit-spool';
+import { eventFromJson, eventToJson, sanitizeEvent } from '../../../src/management/events/audit-sanitizer';
 import { AuditWriter, type AuditEvent } from '../../../src/management/events/audit-writer';
 import { createLogger } from '../../../src/shared/logger';
 import { openStorage, type Storage } from '../../../src/storage/data-source';
@@ -100,6 +101,23 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('audit writer on
       const dead = await deadLetters(db.storage);
       expect(dead.map((d) => d.event.model).sort()).toEqual(['x5', 'x50']);
       expect(dead.every((d) => /^22/.test(d.error_code))).toBe(true); // class 22: data exception
+    } finally {
+      await db.dispose();
+    }
+  });
+
+  it('a batch retried after its commit (the answer lost with the connection) is stored once', async () => {
+    const db = await freshStorage(target);
+    try {
+      await prepareStorage(db.storage, {});
+      const inserter = new AuditBatchInserter(db.storage, createLogger({ level: 'silent' }));
+      const rows = Array.from({ length: 20 }, (_, i) => sanitizeEvent(event(i)));
+      expect(new Set(rows.map((r) => r.id)).size).toBe(20);
+      await inserter.insert(rows);
+      await inserter.insert([...rows.slice(10), sanitizeEvent(event(20))]); // the same ids again, plus one new
+      expect(await countEvents(db.storage)).toBe(21);
+      // The id survives a spool round trip, so a replayed batch is recognised too.
+      expect(eventFromJson(JSON.stringify(eventToJson(rows[3]!)))?.id).toBe(rows[3]!.id);
     } finally {
       await db.dispose();
     }
