@@ -182,6 +182,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         auth,
         detection: detectionClient,
         anthropicBaseUrl: config.ANTHROPIC_BASE_URL,
+        streamWindowChars: config.STREAM_SCAN_WINDOW_CHARS,
         audit: sinks,
         probes,
         health,

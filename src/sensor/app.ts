@@ -16,6 +16,8 @@ export interface SensorDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
   anthropicBaseUrl: string;
+  /** Characters of context the stream scanner keeps (STREAM_WINDOW_CHARS). */
+  streamWindowChars: number;
   audit: AuditSinks;
   probes: Record<string, HealthProbe>;
   /** Degradable probes and extra fields of /health. */
@@ -33,6 +35,7 @@ export function buildSensorApp(deps: SensorDeps): FastifyInstance {
     detection: deps.detection,
     audit: deps.audit,
     upstreamBaseUrl: deps.anthropicBaseUrl,
+    streamWindowChars: deps.streamWindowChars,
     limits: deps.limits,
   });
   return app;

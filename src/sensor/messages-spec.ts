@@ -12,9 +12,9 @@ import { childPath, indexPath, type TextField } from '../shared/explain/field-la
  * encrypted payloads (image sources, redacted thinking, signatures, encrypted contents) are left out.
  */
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Nesting followed block by block; anything deeper is scanned as its JSON text (never skipped). */
 const MAX_DEPTH = 8;
@@ -22,7 +22,7 @@ const MAX_DEPTH = 8;
 const OPAQUE_KEYS = new Set(['type', 'id', 'tool_use_id', 'signature', 'encrypted_content', 'encrypted_index', 'cache_control', 'media_type']);
 
 type Out = TextField[];
-const str = (v: Json | undefined, path: string, out: Out) => {
+export const str = (v: Json | undefined, path: string, out: Out) => {
   if (typeof v === 'string' && v.length > 0) out.push({ path, text: v });
 };
 /** A JSON value read as a whole (a tool input, a schema): its JSON text, offsets into that text. */
@@ -30,7 +30,7 @@ const json = (v: Json | undefined, path: string, out: Out) => {
   if (v !== undefined && v !== null) out.push({ path, text: JSON.stringify(v) });
 };
 
-function blockTexts(block: Json, path: string, out: Out, depth = 0): void {
+export function blockTexts(block: Json, path: string, out: Out, depth = 0): void {
   if (depth > MAX_DEPTH) return json(block, path, out);
   if (typeof block === 'string') return str(block, path, out);
   if (Array.isArray(block)) {

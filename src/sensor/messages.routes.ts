@@ -1,17 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { request as upstreamRequest } from 'undici';
-import { auditHooks, failReasonOfResult, noteFailClosed, type AuditSinks } from '../management/events/audit.hook';
+import { request as upstreamRequest, type Dispatcher } from 'undici';
+import { auditHooks, type AuditSinks } from '../management/events/audit.hook';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
-import type { DetectionClient } from '../shared/detection-client';
+import type { DetectCategory, DetectionClient, DetectResult } from '../shared/detection-client';
 import { authOf } from '../management/projects/request-auth';
 import { AppError } from '../shared/errors';
+import { renderError } from '../shared/http/error-handler';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
 import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP } from '../shared/http/upstream';
 import { readMessagesRequest } from './messages-spec';
-import { joinFields } from '../shared/explain/field-layout';
-import { explainVerdict } from '../shared/explain/verdict-matches';
-import { svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
+import { messagesResponseFields, messagesStreamTexts } from './messages-response';
+import { meterStream, svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
 import type { LimitsService } from '../gateway/limits/limits.service';
+import { relayGuardedStream } from '../gateway/proxy/guarded-stream';
+import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scansOutput, scanStage, setOutputRiskHeaders } from '../gateway/proxy/output-scan';
+import type { TextField } from '../shared/explain/field-layout';
 
 /** Never forwarded upstream: hop-by-hop headers and ours. */
 const STRIPPED_REQUEST = new Set([...HOP_BY_HOP, 'x-svc-key', 'x-request-id']);
@@ -21,6 +24,8 @@ export interface MessagesRouteDeps {
   detection: DetectionClient;
   audit: AuditSinks;
   upstreamBaseUrl: string;
+  /** Characters of context the stream scanner keeps: text is released this far behind the upstream. */
+  streamWindowChars: number;
   limits?: LimitsService;
 }
 
@@ -46,8 +51,10 @@ function authenticateSensor(deps: MessagesRouteDeps) {
 /**
  * POST /v1/messages on the sensor, in the spec's order: 1 authenticate X-Svc-Key, 2 look up the
  * project's policy, 3 scan the request body, 4 forward (original bytes, headers unchanged but
- * X-Svc-Key) and pipe the upstream response or stream back with X-Risk-* headers, or 5 deny with 403
- * permission_error and forward nothing.
+ * X-Svc-Key) or 5 deny with 403 permission_error and forward nothing. When the policy scans output
+ * (mode O/IO), the upstream's answer — a message, an SSE stream (event by event, messages-response.ts
+ * says which fields carry text) or an error body — is scanned before any of it is returned, and
+ * relayed byte for byte with X-Risk-* headers unless flagged.
  */
 export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): void {
   const limited = trafficLimitHooks(deps.limits, { wire: 'messages', authenticate: authenticateSensor(deps), credential: svcKeyCredential });
@@ -55,24 +62,24 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRoute
   app.post('/v1/messages', hooks, async (request, reply) => {
     const ctx = authOf(request);
     const summary = readMessagesRequest(request.body);
-    request.audit = { model: summary.model, countTexts: summary.texts };
-    const { text, layout } = joinFields(summary.fields);
-    const verdict = await deps.detection.detect({ text, direction: 'input', policy: ctx.policy.detection });
-    request.audit.findings = explainVerdict(verdict, (start, end) => layout.locate(start, end));
-    request.audit.blocked = verdict.blocked;
-    noteFailClosed(request, failReasonOfResult(verdict));
-    const unscanned = unscannedOf(verdict);
-    setRiskHeaders(reply, { blocked: verdict.blocked, categories: verdict.categories, unscanned });
-    if (verdict.blocked) {
-      const types = verdict.categories.filter((c) => c.action === 'block').map((c) => c.type);
-      const reason = types.length > 0 ? `detected ${types.join(', ')}` : verdict.blockReason || 'policy';
-      throw new AppError('permission_error', `Request blocked by the security policy: ${reason}`, { code: 'content_blocked' });
-    }
-    return forward(deps, request, reply);
+    request.audit = { model: summary.model, countTexts: summary.texts, findings: [], blocked: false };
+    const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: summary.fields });
+    setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
+    if (input.blocked) throw denial('input', input);
+    return forward(deps, request, reply, input);
   });
 }
 
-async function forward(deps: MessagesRouteDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+/** The sensor's policy denial: 403 permission_error (content_blocked for the request, output_blocked for the answer). */
+function denial(stage: 'input' | 'output', verdict: { categories: readonly DetectCategory[]; blockReason: string }): AppError {
+  const types = verdict.categories.filter((c) => c.action === 'block').map((c) => c.type);
+  const reason = types.length > 0 ? `detected ${types.join(', ')}` : verdict.blockReason || 'policy';
+  return stage === 'input'
+    ? new AppError('permission_error', `Request blocked by the security policy: ${reason}`, { code: 'content_blocked' })
+    : new AppError('permission_error', `Response blocked by the security policy: ${reason}`, { code: 'output_blocked' });
+}
+
+async function forward(deps: MessagesRouteDeps, request: FastifyRequest, reply: FastifyReply, input: DetectResult): Promise<FastifyReply> {
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   const abort = abortOnClientClose(request, reply);
   let upstream;
@@ -89,7 +96,67 @@ async function forward(deps: MessagesRouteDeps, request: FastifyRequest, reply: 
     request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'upstream unreachable');
     throw new AppError('internal_error', 'The upstream provider could not be reached', { code: 'upstream_unavailable', status: 502 });
   }
+  const policy = authOf(request).policy.detection;
+  if (!scansOutput(policy)) return relay(reply, upstream, upstream.body);
+  const scan = { deps, request, reply, upstream, input };
+  if (upstream.statusCode >= 400) return relayScanned(scan, MAX_ERROR_BODY, errorBodyFields);
+  if (!String(upstream.headers['content-type'] ?? '').includes('text/event-stream')) return relayScanned(scan, MAX_UPSTREAM_BODY, bodyFields);
+  // Policy limits: a hijacked reply skips onSend, so the stream is metered (and cut) here.
+  upstream.body = meterStream(request, upstream.body, upstream.headers);
+  return relayGuardedStream({
+    detection: deps.detection,
+    policy,
+    windowChars: deps.streamWindowChars,
+    request,
+    reply,
+    upstream,
+    abort,
+    texts: messagesStreamTexts,
+    blockedTail: (guard) => {
+      const error = renderError(denial('output', { categories: guard.fired(), blockReason: guard.blockReason }), 'messages');
+      return `event: error\ndata: ${JSON.stringify(error)}\n\n`;
+    },
+  });
+}
+
+/** The upstream's answer as it came: status, end-to-end headers, body. */
+function relay(reply: FastifyReply, upstream: Dispatcher.ResponseData, body: Buffer | Dispatcher.ResponseData['body']): FastifyReply {
   reply.status(upstream.statusCode);
   copyResponseHeaders(reply, upstream.headers);
-  return reply.send(upstream.body);
+  return reply.send(body);
+}
+
+/** A successful answer's texts: a message's content blocks; a body that is not JSON is one text. */
+function bodyFields(text: string): TextField[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text.length > 0 ? [{ path: 'body', text }] : [];
+  }
+  return messagesResponseFields(parsed);
+}
+
+interface ScanArgs {
+  deps: MessagesRouteDeps;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  upstream: Dispatcher.ResponseData;
+  input: DetectResult;
+}
+
+/**
+ * A whole (not streamed) answer — a message, or an error body, which may echo the caller's content —
+ * read up to `limit` bytes, decoded (the client's Accept-Encoding was forwarded) and scanned with the
+ * output policy. Flagged: 403 permission_error. Otherwise the original bytes, unchanged.
+ */
+async function relayScanned(a: ScanArgs, limit: number, fieldsOf: (text: string) => TextField[]): Promise<FastifyReply> {
+  const raw = await readBounded(a.upstream.body, limit);
+  if (raw === null) throw new AppError('internal_error', 'The upstream response is too large to be scanned', { code: 'upstream_too_large', status: 502 });
+  const fields = fieldsOf(decodeBody(raw, a.upstream.headers['content-encoding'], limit).toString('utf8'));
+  const policy = authOf(a.request).policy.detection;
+  const output = await scanStage(a.deps.detection, a.request, { direction: 'output', policy, fields });
+  setOutputRiskHeaders(a.reply, a.input, output);
+  if (output.blocked) throw denial('output', output);
+  return relay(a.reply, a.upstream, raw);
 }

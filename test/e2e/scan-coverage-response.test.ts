@@ -1,4 +1,5 @@
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
+import { auditProbe, expectBlockedAt } from '../helpers/audit-probe';
 import { pgliteTarget } from '../helpers/databases';
 import { restClient, type Json } from '../helpers/management-clients';
 import { postJson, startTestServices, type TestServices } from '../helpers/services';
@@ -57,36 +58,20 @@ describe('scan coverage of chat-completions response fields', () => {
   let openai: FakeOpenAI;
   let svc: TestServices;
   let rest: ReturnType<typeof restClient>;
+  let audit: ReturnType<typeof auditProbe>;
   const send = (stream: boolean) =>
     postJson(`${svc.gatewayUrl}/v1/chat/completions`, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream }, { authorization: `Bearer ${svc.apiKey}` });
-  const eventCount = async () => (await rest.get('/v1/events/?path=/v1/chat/completions&limit=1')).json.count as number;
-  async function latestEvent(after: number): Promise<Json> {
-    for (let i = 0; i < 100; i++) {
-      await svc.running.audit!.flush();
-      const page = (await rest.get('/v1/events/?path=/v1/chat/completions&limit=1')).json;
-      if (page.count > after) return page.results[0] as Json;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error('no new event');
-  }
   function script(c: Case, text: string): void {
     openai.messageExtra = c.extra ?? null;
     openai.legacy = c.legacy ?? false;
     openai.deltas = c.deltas ?? null;
     openai.pieces = c.legacy ? split3(text) : ['Here is the answer.'];
   }
-  function expectMatchAt(event: Json, category: string, path: string): void {
-    expect(event.blocked).toBe(true);
-    const finding = (event.findings as Json[]).find((f) => f.type === category);
-    expect(finding).toBeDefined();
-    expect(finding!.action).toBe('block');
-    expect((finding!.matches as Json[]).map((m) => m.path)).toContain(path);
-  }
-
   beforeAll(async () => {
     openai = await startFakeOpenAI();
     svc = await startTestServices(pgliteTarget, { env: { OPENAI_BASE_URL: openai.url, OPENAI_API_KEY: 'sk-upstream-0001' } });
     rest = restClient(svc.gatewayUrl, svc.apiKey);
+    audit = auditProbe(svc, rest, '/v1/chat/completions');
     const policyId = (await rest.get('/v1/policies/?is_default=true')).json.results[0].id;
     const output = [
       { detector_type: 'pii/email', threshold: 'L2', action: 'block' },
@@ -110,13 +95,13 @@ describe('scan coverage of chat-completions response fields', () => {
 
     it.each(PAYLOADS)('blocks a %s payload, the audit event names the field', async (_kind, text, category, tell) => {
       script(build(text), text);
-      const before = await eventCount();
+      const before = await audit.count();
       const res = await send(false);
       expect(res.status).toBe(403);
       expect(res.json.error).toMatchObject({ type: 'security_block', code: 'output_blocked' });
       expect(res.headers.get('x-risk-blocked')).toBe('true');
       expect(res.text).not.toContain(tell);
-      expectMatchAt(await latestEvent(before), category, path);
+      expectBlockedAt(await audit.latest(before), category, path);
     });
   });
 
@@ -131,14 +116,14 @@ describe('scan coverage of chat-completions response fields', () => {
 
     it.each(PAYLOADS)('blocks a %s payload with the content_filter chunk, the audit event names the field', async (_kind, text, category, tell) => {
       script(build(text), text);
-      const before = await eventCount();
+      const before = await audit.count();
       const res = await send(true);
       expect(res.status).toBe(200); // the stream had begun: the block is its final event
       expect(res.text).toContain('"finish_reason":"content_filter"');
       expect(res.text).not.toContain('"finish_reason":"stop"');
       expect(res.text.endsWith('data: [DONE]\n\n')).toBe(true);
       expect(res.text).not.toContain(tell);
-      expectMatchAt(await latestEvent(before), category, path);
+      expectBlockedAt(await audit.latest(before), category, path);
     });
   });
 });

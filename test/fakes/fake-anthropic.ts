@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -14,8 +14,20 @@ export interface ReceivedRequest {
   body: Buffer;
 }
 
+/**
+ * A scripted answer: status, headers and the body in pieces (each a separate write, 2 ms apart). A
+ * function piece is a gate: the answer goes on once the promise it returns settles.
+ */
+export interface ScriptedAnswer {
+  status?: number;
+  headers?: Record<string, string>;
+  pieces: Array<string | Buffer | (() => Promise<unknown>)>;
+}
+
 export interface FakeAnthropic {
   url: string;
+  /** When set and returning an answer, that answer is sent instead of the mode's (after the header checks). */
+  script: ((request: ReceivedRequest) => ScriptedAnswer | undefined) | null;
   received: ReceivedRequest[];
   /** Next responses: 'ok' (default), 'unauthorized' (401 as the real API sends it). */
   mode: 'ok' | 'unauthorized';
@@ -68,7 +80,8 @@ const MESSAGE = {
   usage: { input_tokens: 12, output_tokens: 7 },
 };
 
-function sse(event: string, data: unknown): string {
+/** One SSE event as the real API frames it. */
+export function sse(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
@@ -85,9 +98,24 @@ export function streamEvents(text = 'Hello from the fake upstream.'): string[] {
   ];
 }
 
+function writeScripted(res: ServerResponse, answer: ScriptedAnswer): void {
+  res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+  let i = 0;
+  const tick = () => {
+    if (res.destroyed) return;
+    if (i >= answer.pieces.length) return void res.end();
+    const piece = answer.pieces[i++]!;
+    if (typeof piece === 'function') return void piece().finally(tick);
+    res.write(piece);
+    setTimeout(tick, 2);
+  };
+  tick();
+}
+
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const fake: Omit<FakeAnthropic, 'url' | 'close'> = {
     received: [],
+    script: null,
     mode: 'ok',
     delayMs: 0,
     text: MESSAGE.content[0]!.text,
@@ -101,7 +129,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     req.on('end', () => setTimeout(respond, fake.delayMs));
     const respond = () => {
       const body = Buffer.concat(chunks);
-      fake.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body });
+      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body };
+      fake.received.push(received);
       const headerErrors = checkHeaders(fake, req.rawHeaders);
       if (headerErrors.length > 0) {
         fake.headerErrors.push(...headerErrors);
@@ -109,6 +138,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: `fake upstream: ${headerErrors.join('; ')}` } }));
         return;
       }
+      const scripted = fake.script?.(received);
+      if (scripted) return writeScripted(res, scripted);
       if (fake.mode === 'unauthorized') {
         res.writeHead(401, { 'content-type': 'application/json', 'request-id': 'req_fake_401' });
         res.end(JSON.stringify(UNAUTHORIZED_BODY));

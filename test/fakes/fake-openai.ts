@@ -13,6 +13,8 @@ export interface FakeOpenAI {
   pieces: string[];
   /** Answer with this status and an OpenAI error body instead. */
   errorStatus: number | null;
+  /** The error body sent with errorStatus (default: a rate-limit error). */
+  errorBody: Record<string, unknown> | null;
   /** Milliseconds between stream events. */
   chunkDelayMs: number;
   /** Set when the client of the fake went away before the answer ended. */
@@ -31,7 +33,7 @@ export interface FakeOpenAI {
 const ID = 'chatcmpl-fake123';
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
-  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, chunkDelayMs: 1, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '' } as unknown as FakeOpenAI;
+  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, errorBody: null, chunkDelayMs: 1, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '' } as unknown as FakeOpenAI;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -40,7 +42,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       fake.received.push({ headers: req.headers, body });
       if (fake.errorStatus) {
         res.writeHead(fake.errorStatus, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
+        res.end(JSON.stringify(fake.errorBody ?? { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
         return;
       }
       const parsed = JSON.parse(body.toString('utf8')) as { model: string; stream?: boolean; stream_options?: { include_usage?: boolean } };

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors';
 import { indexPath, type TextField } from '../../shared/explain/field-layout';
+import type { StreamTexts } from './stream-guard';
 
 /**
  * The OpenAI chat-completions wire API: which fields carry text the model reads (request) or writes
@@ -212,6 +213,20 @@ export function chunkTexts(chunk: unknown): Array<{ choice: number; text: string
     for (const p of pieces) out.push({ choice, text: p.text, path: p.path });
   }
   return out;
+}
+
+/**
+ * The stream guard's view of a chat-completions stream: one detection stream per choice (its content,
+ * refusal, transcript, reasoning, citations and legacy `text`) and one per tool call's arguments (a
+ * JSON document, decoded), so fragments of two tool calls interleaved in the stream are each scanned
+ * contiguous. `choices` collects the choice indexes seen (for the blocked tail).
+ */
+export function chatStreamTexts(choices: Set<number> = new Set()): StreamTexts {
+  return (chunk) =>
+    chunkTexts(chunk).map(({ choice, text, path }) => {
+      choices.add(choice);
+      return isArgumentsPath(path) ? { key: path, path, text, json: true } : { key: `choices[${choice}]`, path, text };
+    });
 }
 
 /** Identity of a stream (copied from its first chunk) for the final content_filter chunk. */

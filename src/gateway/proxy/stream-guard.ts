@@ -2,27 +2,40 @@ import type { DetectCategory, DetectionClient, DetectStream, DetectStreamUpdate 
 import type { DetectionPolicy } from '../../shared/policy';
 import { StreamFieldLayout } from '../../shared/explain/field-layout';
 import { CategoryMatches, type ExplainedCategory } from '../../shared/explain/verdict-matches';
-import { chunkTexts, isArgumentsPath } from './openai-chat.spec';
 import { JsonStringUnescaper } from './json-string-unescaper';
 import type { SseEvent } from './sse';
 
 /**
- * Output enforcement for a streamed completion. Every upstream event is held until ALL the text it
- * carries has been scanned with enough following context (the detection stream's `releasedUpTo`; one
- * detection stream per choice for its content, refusal, transcript, reasoning, citations and legacy
- * `text`, and one per tool call's
- * arguments, so fragments of two tool calls interleaved in the stream are each scanned contiguous);
- * events are released strictly in order. When the detection verdict
- * turns to blocked, nothing more is released. Events without text (role, finish, usage, [DONE]) are
- * released as soon as everything before them is.
+ * Output enforcement for a streamed response, whatever its wire API. Every upstream event is held
+ * until ALL the text it carries has been scanned with enough following context (the detection
+ * stream's `releasedUpTo`); events are released strictly in order. When the detection verdict turns
+ * to blocked, nothing more is released. Events without text are released as soon as everything
+ * before them is.
  *
- * Streamed tool-call arguments are scanned as the tool will read them: their fragments are one JSON
- * document, whose string values are decoded (`\u0034` → `4`) incrementally before they are scanned.
+ * Which fields of an event carry text is the wire API's business (`texts`): each piece names the
+ * detection stream it continues (`key`: pieces of one key are scanned as one contiguous text) and
+ * the path of its field. A piece marked `json` is a fragment of a JSON document streamed in pieces
+ * (tool-call arguments, a tool_use input): its string values are decoded (`\u0034` → `4`)
+ * incrementally, one decoder per path, and only the decoded text is scanned, as the tool reads it.
  */
+export interface StreamText {
+  /** The detection stream this piece continues. */
+  key: string;
+  /** The streamed field (`choices[0].delta.content`, `content[1].input`). */
+  path: string;
+  text: string;
+  /** A fragment of a JSON document: scanned with its string values decoded. */
+  json?: boolean;
+}
+
+/** Text pieces of one parsed stream event (its JSON data), in the order they appear. */
+export type StreamTexts = (parsed: unknown) => StreamText[];
+
 export interface StreamGuardOptions {
   detection: DetectionClient;
   policy: DetectionPolicy;
   windowChars: number;
+  texts: StreamTexts;
   release: (raw: string) => void;
 }
 
@@ -43,12 +56,11 @@ interface Held {
 export const MAX_FIELD_STREAMS = 128;
 
 export class StreamGuard {
-  /** Detection streams by key: `choices[i]`, or the path of a tool call's arguments. */
+  /** Detection streams by key (`choices[i]`, the path of a tool call's arguments, `message`). */
   private readonly streams = new Map<string, FieldStream>();
-  private readonly choices = new Set<number>();
   private readonly held: Held[] = [];
-  /** One decoder per streamed arguments field (its path names the choice and the tool call). */
-  private readonly unescapers = new Map<string, JsonStringUnescaper>();
+  /** One decoder per streamed JSON field (by path), with the detection stream it writes to. */
+  private readonly unescapers = new Map<string, { key: string; decoder: JsonStringUnescaper }>();
   private readonly categories = new Map<string, DetectCategory>();
   private readonly matches = new CategoryMatches();
   /** Updates whose findings were collected (finish() applies the last update again). */
@@ -68,18 +80,11 @@ export class StreamGuard {
     return this.matches.explain(this.fired());
   }
 
-  choiceIndexes(): number[] {
-    return [...this.choices].sort((a, b) => a - b);
-  }
-
   /** Feeds one upstream event. Rejects if the detection stream failed (the caller applies the fail mode). */
   async push(event: SseEvent, parsed: unknown): Promise<void> {
     const ends: Held['ends'] = [];
-    for (const { choice, text, path } of chunkTexts(parsed)) {
-      this.choices.add(choice);
-      const args = isArgumentsPath(path);
-      const key = args ? path : `choices[${choice}]`;
-      ends.push([key, await this.write(key, path, args ? this.unescaper(path).write(text) : text)]);
+    for (const { key, path, text, json } of this.o.texts(parsed)) {
+      ends.push([key, await this.write(key, path, json ? this.unescaper(key, path).write(text) : text)]);
     }
     this.held.push({ raw: event.raw, ends });
     this.releaseReady();
@@ -87,7 +92,7 @@ export class StreamGuard {
 
   /** Ends every detection stream (settling the rest of the text) and releases what may be released. */
   async finish(): Promise<void> {
-    for (const [path, decoder] of this.unescapers) await this.write(path, path, decoder.end());
+    for (const [path, { key, decoder }] of this.unescapers) await this.write(key, path, decoder.end());
     for (const [key, c] of this.streams) {
       const last = await c.stream.end();
       this.apply(key, last);
@@ -110,19 +115,19 @@ export class StreamGuard {
     return c.written;
   }
 
-  private unescaper(path: string): JsonStringUnescaper {
+  private unescaper(key: string, path: string): JsonStringUnescaper {
     let u = this.unescapers.get(path);
     if (!u) {
-      u = new JsonStringUnescaper();
+      u = { key, decoder: new JsonStringUnescaper() };
       this.unescapers.set(path, u);
     }
-    return u;
+    return u.decoder;
   }
 
   private stream(key: string): FieldStream {
     let c = this.streams.get(key);
     if (!c) {
-      if (this.streams.size >= MAX_FIELD_STREAMS) throw new Error(`the stream has more than ${MAX_FIELD_STREAMS} choices and tool calls`);
+      if (this.streams.size >= MAX_FIELD_STREAMS) throw new Error(`the stream has more than ${MAX_FIELD_STREAMS} separately scanned fields (choices, tool calls)`);
       const stream = this.o.detection.detectStream({
         direction: 'output',
         policy: this.o.policy,

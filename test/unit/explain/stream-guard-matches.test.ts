@@ -1,5 +1,6 @@
 import { createDetectionEngine } from '../../../src/detection/engine';
 import { StreamScanner } from '../../../src/detection/stream-scanner';
+import { chatStreamTexts } from '../../../src/gateway/proxy/openai-chat.spec';
 import { MAX_FIELD_STREAMS, StreamGuard } from '../../../src/gateway/proxy/stream-guard';
 import type { DetectionClient, DetectStream, DetectStreamOptions, DetectStreamUpdate } from '../../../src/shared/detection-client';
 import { policyFixture } from '../detection/policy-fixture';
@@ -44,7 +45,7 @@ describe('StreamGuard: matches of a streamed answer', () => {
   it('maps findings to the streamed field of their choice, offsets into that field across chunks', async () => {
     const policy = policyFixture({ outputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'log' }] });
     const released: string[] = [];
-    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, release: (raw) => released.push(raw) });
+    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, texts: chatStreamTexts(), release: (raw) => released.push(raw) });
     const content0 = ['Write to ann.lee@exa', 'mple-corp.com please. ', 'x'.repeat(300), ' and also to bo@acme-corp.com.'];
     const args0 = ['{"to":"cy@acme-corp.com",', '"n":1}'];
     const content1 = ['Other choice: di@acme-corp.com'];
@@ -78,7 +79,7 @@ describe('StreamGuard: matches of a streamed answer', () => {
   it('scans streamed tool-call arguments decoded (JSON escapes split across chunks), each tool call on its own', async () => {
     const policy = policyFixture({ outputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'block' }] });
     const released: string[] = [];
-    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, release: (raw) => released.push(raw) });
+    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, texts: chatStreamTexts(), release: (raw) => released.push(raw) });
     const escape = (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
     const args = `{"to":"${escape('cy@acme-corp.com')}"}`;
     const other = '{"note":"\\u0068i"}';
@@ -100,7 +101,7 @@ describe('StreamGuard: matches of a streamed answer', () => {
 
   it('refuses to open more detection streams than the bound (the relay then fails closed)', async () => {
     const policy = policyFixture({ outputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'block' }] });
-    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, release: () => undefined });
+    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, texts: chatStreamTexts(), release: () => undefined });
     const calls = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ index: from + i, function: { arguments: '{}' } }));
     const first = chunk([{ index: 0, delta: { content: 'hi', tool_calls: calls(0, MAX_FIELD_STREAMS - 1) } }]);
     await guard.push(event(first), first);
