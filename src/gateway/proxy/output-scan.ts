@@ -98,7 +98,7 @@ export function decodeBody(raw: Buffer, encoding: string | string[] | undefined,
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
-    if (err instanceof RangeError) throw tooLarge();
+    if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(); // past maxOutputLength
     throw undecodable('a compressed response that could not be decoded');
   }
   if (out.length > limit) throw tooLarge();
