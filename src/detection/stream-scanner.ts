@@ -57,6 +57,9 @@ export interface StreamScannerOptions extends PrepareInput {
 /** What one scan of the stream reports: the client's DetectStreamUpdate, one definition for both ends. */
 export type StreamUpdate = DetectStreamUpdate;
 
+/** Signals of scores over a span of text (not a localized match): see settledResults. */
+const WINDOW_LEVEL = /^(heuristic|classifier):/;
+
 const SEVERITY: Readonly<Record<Action, number>> = { log: 0, alert: 1, block: 2 };
 
 export function streamWindow(requested: number | undefined): number {
@@ -140,14 +143,22 @@ export class StreamScanner {
     };
   }
 
-  /** The findings that start in [settledTo, boundary) (no upper bound at the end), in stream offsets. */
+  /**
+   * The findings this scan settles, in stream offsets: those that start in [settledTo, boundary) (no
+   * upper bound at the end). A localized match (signature, list entry, custom pattern) that starts
+   * before settledTo was seen whole by an earlier scan. A window-level score (heuristic:, classifier:)
+   * spans the text it scored, which starts in the lookbehind: it is kept while it covers text past
+   * settledTo — dropping it would miss an attack that follows W characters of anything else.
+   */
   private settledResults(results: RuleResult[], boundary: number, final: boolean): RuleResult[] {
     const offset = this.bufferStart;
+    const settles = (f: { start: number; end: number; signal?: string }) =>
+      f.start >= this.settledTo || (WINDOW_LEVEL.test(f.signal ?? '') && f.end > this.settledTo);
     return results.map((r) => ({
       ...r,
       findings: r.findings
         .map((f) => ({ confidence: f.confidence, start: f.start + offset, end: f.end + offset, signal: f.signal }))
-        .filter((f) => f.start >= this.settledTo && (final || f.start < boundary)),
+        .filter((f) => settles(f) && (final || f.start < boundary)),
     }));
   }
 
