@@ -74,6 +74,11 @@ const STREAM_FIELDS: Array<[string, string, (t: string) => string[]]> = [
         blockStop(1),
       ),
   ],
+  [
+    'text_delta after more than a scan window of harmless text',
+    'content[1].text',
+    (t) => stream(blockStart(0, { type: 'text', text: '' }), Array.from({ length: 8 }, () => delta(0, { type: 'text_delta', text: `${BENIGN} ` })), blockStop(0), blockStart(1, { type: 'text', text: '' }), split3(t).map((p) => delta(1, { type: 'text_delta', text: p })), blockStop(1)),
+  ],
   ['citations_delta', 'content[0].citations.cited_text', (t) => stream(blockStart(0, { type: 'text', text: '', citations: [] }), delta(0, { type: 'citations_delta', citation: cite(t) }), delta(0, { type: 'text_delta', text: 'It is mild.' }), blockStop(0))],
   ['web search result in content_block_start', 'content[0].content[0].title', (t) => stream(blockStart(0, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: [webResult(t)] }), blockStop(0), textBlock(1, 'Done.'))],
   ['an upstream error event echoing it', 'error.message', (t) => [START, ...textBlock(0, 'Working. '), sse('error', { type: 'error', error: { type: 'overloaded_error', message: `Overloaded while writing: ${t}` } })]],
