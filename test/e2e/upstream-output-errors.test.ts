@@ -96,6 +96,13 @@ describe('upstream error bodies are scanned with the output policy', () => {
     expect(res.text).not.toContain(TELL);
   });
 
+  it('sensor: an answer that breaks off while it is read to be scanned is 502 upstream_unavailable, never a 500', async () => {
+    anthropic.script = () => ({ pieces: ['{"id":"msg_01","type":"message","content":[{"type":"text","text":"Hel', async (res) => void res.destroy()] });
+    const res = await sensor();
+    expect(res.status).toBe(502);
+    expect(res.json).toEqual({ type: 'error', error: { type: 'internal_error', code: 'upstream_unavailable', message: expect.any(String) } });
+  });
+
   it('chat: a 400 echoing an attack becomes 403 security_block output_blocked; a benign one keeps its message', async () => {
     openai.errorStatus = 400;
     openai.errorBody = { error: { message: `Invalid 'messages[0].content': ${ATTACK}`, type: 'invalid_request_error', param: 'messages', code: 'invalid_value' } };

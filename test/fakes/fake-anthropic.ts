@@ -16,12 +16,13 @@ export interface ReceivedRequest {
 
 /**
  * A scripted answer: status, headers and the body in pieces (each a separate write, 2 ms apart). A
- * function piece is a gate: the answer goes on once the promise it returns settles.
+ * function piece is a gate: the answer goes on once the promise it returns settles (it may also
+ * break the response off).
  */
 export interface ScriptedAnswer {
   status?: number;
   headers?: Record<string, string>;
-  pieces: Array<string | Buffer | (() => Promise<unknown>)>;
+  pieces: Array<string | Buffer | ((res: ServerResponse) => Promise<unknown>)>;
 }
 
 export interface FakeAnthropic {
@@ -105,7 +106,7 @@ function writeScripted(res: ServerResponse, answer: ScriptedAnswer): void {
     if (res.destroyed) return;
     if (i >= answer.pieces.length) return void res.end();
     const piece = answer.pieces[i++]!;
-    if (typeof piece === 'function') return void piece().finally(tick);
+    if (typeof piece === 'function') return void piece(res).finally(tick);
     res.write(piece);
     setTimeout(tick, 2);
   };

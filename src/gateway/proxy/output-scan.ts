@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { failReasonOfResult, noteFailClosed } from '../../management/events/audit.hook';
 import type { DetectionClient, DetectResult } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
+import { upstreamTransportError } from '../../shared/http/upstream';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { childPath, indexPath, joinFields, type TextField } from '../../shared/explain/field-layout';
 import { CategoryMatches, explainVerdict, type ExplainedCategory } from '../../shared/explain/verdict-matches';
@@ -64,18 +65,25 @@ export const MAX_ERROR_BODY = 1024 * 1024;
 const tooLarge = () => new AppError('internal_error', 'The upstream response is too large to be scanned', { code: 'upstream_too_large', status: 502 });
 const undecodable = (what: string) => new AppError('internal_error', `The upstream provider sent ${what}`, { code: 'upstream_invalid', status: 502 });
 
-/** Reads an upstream body up to `limit` bytes; null (and the rest discarded) when it is longer. */
+/**
+ * Reads an upstream body up to `limit` bytes; null (and the rest discarded) when it is longer. A body
+ * that breaks off (reset, body timeout) is the upstream's failure: 502 / 504, not a 500.
+ */
 export async function readBounded(body: Readable, limit: number): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer | string>) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += b.length;
-    if (size > limit) {
-      body.destroy();
-      return null;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer | string>) {
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += b.length;
+      if (size > limit) {
+        body.destroy();
+        return null;
+      }
+      chunks.push(b);
     }
-    chunks.push(b);
+  } catch (err) {
+    throw upstreamTransportError(err);
   }
   return Buffer.concat(chunks);
 }
