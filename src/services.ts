@@ -19,6 +19,7 @@ import { ProjectAuthService } from './management/projects/project-auth.service';
 import { ProjectService } from './management/projects/project.service';
 import { buildSensorApp } from './sensor/app';
 import type { Config } from './shared/config';
+import { DetectionAdmission } from './shared/detection-admission';
 import { createDetectionClient, type DetectionClient } from './shared/detection-client';
 import type { HealthProbe } from './shared/http/health';
 import type { Logger } from './shared/logger';
@@ -94,7 +95,9 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     running.bootstrap = await prepareStorage(storage, { bootstrapApiKey: config.BOOTSTRAP_API_KEY });
     logger.info({ storage: storage.kind }, 'storage ready (migrations applied)');
 
-    const detectionClient = createDetectionClient({ address: detectionAddress, timeoutMs: config.DETECTION_TIMEOUT_MS });
+    // One admission queue for the process: the gateway's and the sensor's detection work share it.
+    const admission = new DetectionAdmission({ maxActive: config.DETECTION_MAX_ACTIVE, maxQueued: config.DETECTION_MAX_QUEUED });
+    const detectionClient = createDetectionClient({ address: detectionAddress, timeoutMs: config.DETECTION_TIMEOUT_MS, admission });
     closers.push({ name: 'detection-client', close: async () => detectionClient.close() });
     const auth = new ProjectAuthService(storage, { ttlMs: config.AUTH_CACHE_TTL_MS });
     closers.push({ name: 'auth', close: () => auth.close() });
@@ -147,7 +150,8 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     closers.push({ name: 'limits-charges', close: () => limits.close() });
     const probes = buildProbes({ storage, detection: detectionClient, redis });
     // Redis only holds rate-limit counters, which fall back to memory: its loss degrades, never fails, health.
-    const health = { degradable: ['redis'], info: () => ({ limits: limits.status() }) };
+    // detection_admission: detection work in flight and waiting (DETECTION_MAX_ACTIVE / DETECTION_MAX_QUEUED).
+    const health = { degradable: ['redis'], info: () => ({ limits: limits.status(), detection_admission: admissionStatus(admission) }) };
 
     if (wanted.has('gateway')) {
       const app = buildGatewayApp({
@@ -249,4 +253,9 @@ async function closeAll(closers: Closer[], timeoutMs: number, logger: Logger): P
       clearTimeout(timer);
     }
   }
+}
+
+function admissionStatus(admission: DetectionAdmission) {
+  const { active, queued, maxActive, maxQueued } = admission.stats();
+  return { active, queued, max_active: maxActive, max_queued: maxQueued };
 }

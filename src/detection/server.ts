@@ -127,7 +127,8 @@ interface ServeStreamArgs {
 /**
  * One DetectStream call. Requests are handled strictly one after another: the call is paused while a
  * request is scanned (so HTTP/2 flow control holds the client back and at most a few chunks are ever
- * buffered), and each response is written with backpressure. The call ends with `done` after `final` or
+ * buffered), and each response is written with backpressure. A request with `ack` is always answered
+ * (by its scan's update, or the running verdict when no scan ran). The call ends with `done` after `final` or
  * after the client half-closes; any error ends it with a status (INVALID_ARGUMENT for bad requests).
  */
 function serveStream({ call, engine, logger }: ServeStreamArgs): void {
@@ -151,10 +152,9 @@ function serveStream({ call, engine, logger }: ServeStreamArgs): void {
     if (!scanner) scanner = new StreamScanner(engine, fromProtoStreamStart(msg.start));
     else if (msg.start) throw invalidRequest('start is only allowed in the first DetectStreamRequest');
     const text = checkStreamChunk(msg.text);
-    if (text.length > 0) {
-      const update = await scanner.push(text);
-      if (update) await write(update);
-    }
+    const update = text.length > 0 ? await scanner.push(text) : undefined;
+    if (update) await write(update);
+    else if (msg.ack && !msg.final) await write(scanner.status());
     if (msg.final) await finish();
   };
   const fail = (err: unknown) => {

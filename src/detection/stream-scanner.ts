@@ -111,6 +111,25 @@ export class StreamScanner {
     return { ...update, done: true };
   }
 
+  /** The running verdict without a scan (nothing newly settled): the answer to an acknowledged chunk. */
+  status(): StreamUpdate {
+    return this.update({ findings: [], newCategories: [], outcomes: [], elapsedMs: 0 });
+  }
+
+  private update(scan: Pick<StreamUpdate, 'findings' | 'newCategories' | 'outcomes' | 'elapsedMs'>): StreamUpdate {
+    return {
+      ...scan,
+      releasedUpTo: this.settledTo,
+      received: this.received,
+      blocked: this.blocked,
+      categories: [...this.categories.values()].map((c) => ({ ...c })),
+      blockReason: this.reasons.join('; '),
+      scanned: this.prepared.scanned,
+      allowListed: this.allowListed,
+      done: false,
+    };
+  }
+
   private async scanUpTo(boundary: number, final: boolean): Promise<StreamUpdate> {
     const started = performance.now();
     let raw: RawScan | undefined;
@@ -127,20 +146,12 @@ export class StreamScanner {
     }
     this.settledTo = Math.max(this.settledTo, boundary);
     this.trim();
-    return {
+    return this.update({
       findings: verdict.findings,
       newCategories,
-      releasedUpTo: this.settledTo,
-      received: this.received,
-      blocked: this.blocked,
-      categories: [...this.categories.values()].map((c) => ({ ...c })),
-      blockReason: this.reasons.join('; '),
       outcomes: raw?.outcomes ?? [],
-      scanned: this.prepared.scanned,
-      allowListed: this.allowListed,
-      done: false,
       elapsedMs: Math.round((performance.now() - started) * 1000) / 1000,
-    };
+    });
   }
 
   /**

@@ -63,10 +63,12 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRoute
     const ctx = authOf(request);
     const summary = readMessagesRequest(request.body);
     request.audit = { model: summary.model, countTexts: summary.texts, findings: [], blocked: false };
-    const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: summary.fields });
+    // The request's first detection call: refused (503 detection_overloaded) when detection is at capacity.
+    const abort = abortOnClientClose(request, reply);
+    const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: summary.fields, signal: abort.signal });
     setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
     if (input.blocked) throw denial('input', input);
-    return forward(deps, request, reply, input);
+    return forward({ deps, request, reply, input, abort });
   });
 }
 
@@ -79,9 +81,9 @@ function denial(stage: 'input' | 'output', verdict: { categories: readonly Detec
     : new AppError('permission_error', `Response blocked by the security policy: ${reason}`, { code: 'output_blocked' });
 }
 
-async function forward(deps: MessagesRouteDeps, request: FastifyRequest, reply: FastifyReply, input: DetectResult): Promise<FastifyReply> {
+async function forward(f: { deps: MessagesRouteDeps; request: FastifyRequest; reply: FastifyReply; input: DetectResult; abort: AbortController }): Promise<FastifyReply> {
+  const { deps, request, reply, input, abort } = f;
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-  const abort = abortOnClientClose(request, reply);
   let upstream;
   try {
     upstream = await upstreamRequest(`${deps.upstreamBaseUrl}/v1/messages${query}`, {

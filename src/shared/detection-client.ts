@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
+import type { DetectionAdmission } from './detection-admission';
 import { openDetectStream, type DetectStream, type DetectStreamOptions } from './detection-stream';
 import { AppError, invalidRequest } from './errors';
 import { UnaryChannel } from './grpc-unary';
@@ -96,6 +97,14 @@ export interface DetectRequest {
   failMode?: FailMode;
   /** Per-detector budget on the server; default: the server's. */
   detectorTimeoutMs?: number;
+  /**
+   * A later call of a request that was already admitted (its output scan): queued for a slot even when
+   * the queue is full. Default false: the request's first call, refused with 503 detection_overloaded
+   * when the queue is full (see detection-admission.ts).
+   */
+  admitted?: boolean;
+  /** Aborts the wait for a slot (the client went away); the call is not made. */
+  signal?: AbortSignal;
 }
 
 export interface DetectionClient {
@@ -111,8 +120,13 @@ export interface DetectionClient {
 export interface DetectionClientOptions {
   /** host:port */
   address: string;
-  /** Deadline of every call, in milliseconds. */
+  /**
+   * Deadline of every call, in milliseconds, counted from when the call is admitted; for a stream, of
+   * each step (a batch of text sent and acknowledged).
+   */
   timeoutMs: number;
+  /** Admission control of detection work (one per process, shared by its routes); unlimited when absent. */
+  admission?: DetectionAdmission;
 }
 
 const MAX_MESSAGE_BYTES = DETECTION_MAX_MESSAGE_BYTES;
@@ -190,8 +204,13 @@ export function createDetectionClient(options: DetectionClientOptions): Detectio
       }
       const encoded = serializeDetectRequest(req);
       const channel = encoded.length >= LARGE_REQUEST_BYTES ? large : small;
-      const response = await call(detectWireMethod, encoded, options.timeoutMs, channel);
-      return fromProtoResponse(response);
+      // The deadline starts once admitted: time spent queued behind other work does not count.
+      const release = await options.admission?.acquire({ admitted: req.admitted ?? false, signal: req.signal });
+      try {
+        return fromProtoResponse(await call(detectWireMethod, encoded, options.timeoutMs, channel));
+      } finally {
+        release?.();
+      }
     },
     async listDetectorTypes() {
       const response = await call(listMethod, {}, options.timeoutMs);
@@ -212,7 +231,7 @@ export function createDetectionClient(options: DetectionClientOptions): Detectio
       }
     },
     detectStream(streamOptions) {
-      return openDetectStream({ client, options: streamOptions, toProtoConfig, toAppError });
+      return openDetectStream({ client, options: streamOptions, toProtoConfig, toAppError, admission: options.admission, stepTimeoutMs: options.timeoutMs });
     },
     close() {
       small.close();

@@ -1,5 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { DetectCategory, DetectFinding, DetectorOutcome } from './detection-client';
+import type { DetectionAdmission } from './detection-admission';
+import { DetectStreamWriter } from './detection-stream-writer';
 import { AppError, invalidRequest } from './errors';
 import type { DetectionPolicy, Direction } from './policy';
 import {
@@ -24,8 +26,6 @@ import {
 
 /** Default deadline of a whole DetectStream call (a streamed model response can take minutes). */
 export const DEFAULT_STREAM_TIMEOUT_MS = 15 * 60_000;
-/** Chunks are sent in pieces of at most this many characters (well under the message size limit). */
-const MAX_STREAM_PIECE_CHARS = 1024 * 1024;
 
 const streamMethod = detectionStreamMethod<ProtoDetectStreamRequest, ProtoDetectStreamResponse>('DetectStream');
 
@@ -76,7 +76,11 @@ export interface DetectStreamUpdate {
  * `latest.releasedUpTo` unless `latest.blocked`.
  */
 export interface DetectStream extends AsyncIterable<DetectStreamUpdate> {
-  /** Sends the next chunk; resolves once the transport accepted it (backpressure). Rejects once the stream failed. */
+  /**
+   * Queues the next chunk (sent in batches, each one step of admitted detection work: see
+   * detection-stream-writer.ts); waits only when much text is pending (backpressure). Rejects once the
+   * stream failed.
+   */
   write(chunk: string): Promise<void>;
   /** Ends the text and resolves with the final (`done`) update, which settles the rest of the text. */
   end(): Promise<DetectStreamUpdate>;
@@ -92,9 +96,13 @@ export interface OpenDetectStreamArgs {
   options: DetectStreamOptions;
   toProtoConfig: (policy: DetectionPolicy) => ProtoDetectorConfig;
   toAppError: (err: grpc.ServiceError) => AppError;
+  /** The process's admission control; every batch of text is one step of admitted work. */
+  admission?: DetectionAdmission;
+  /** Deadline of one step (a batch sent and acknowledged), from when its slot is granted. */
+  stepTimeoutMs: number;
 }
 
-export function openDetectStream({ client, options, toProtoConfig, toAppError }: OpenDetectStreamArgs): DetectStream {
+export function openDetectStream({ client, options, toProtoConfig, toAppError, admission, stepTimeoutMs }: OpenDetectStreamArgs): DetectStream {
   const call = client.makeBidiStreamRequest<ProtoDetectStreamRequest, ProtoDetectStreamResponse>(
     streamMethod.path,
     streamMethod.requestSerialize,
@@ -131,36 +139,38 @@ export function openDetectStream({ client, options, toProtoConfig, toAppError }:
     },
     text: '',
     final: false,
+    ack: false,
   }).catch(() => undefined);
 
-  // A surrogate pair split across two writes is sent whole with the second.
-  let carry = '';
+  const cancelled = new AbortController();
+  const writer = new DetectStreamWriter({
+    send: ({ text, final, ack }) => send({ start: null, text, final, ack }),
+    received: (chars) => state.received(chars),
+    fail: (err) => {
+      state.fail(err);
+      call.cancel();
+    },
+    admission,
+    stepTimeoutMs,
+    signal: cancelled.signal,
+  });
   let ended = false;
   return {
     async write(chunk) {
       if (ended) throw invalidRequest('write() after end()');
-      let text = carry + chunk;
-      carry = '';
-      const last = text.charCodeAt(text.length - 1);
-      if (last >= 0xd800 && last <= 0xdbff) {
-        carry = text.slice(-1);
-        text = text.slice(0, -1);
-      }
-      for (let i = 0; i < text.length; i += MAX_STREAM_PIECE_CHARS) {
-        await send({ start: null, text: text.slice(i, i + MAX_STREAM_PIECE_CHARS), final: false });
-      }
+      await writer.write(chunk);
     },
     async end() {
       if (!ended) {
         ended = true;
-        await send({ start: null, text: carry, final: true });
-        carry = '';
+        await writer.end(state.done);
         call.end();
       }
       return state.done;
     },
     cancel() {
       state.cancelled = true;
+      cancelled.abort(new Error('detection stream cancelled'));
       call.cancel();
     },
     get latest() {
@@ -190,8 +200,19 @@ class StreamState {
     this.done.catch(() => undefined);
   }
 
+  /** Waiters for `received` to reach a count (the acknowledgements of the writer's batches), in order. */
+  private readonly receivedWaiters: Array<{ chars: number; resolve: () => void; reject: (e: unknown) => void }> = [];
+
+  /** Resolves once an update counts `chars` characters received; rejects once the stream failed. */
+  received(chars: number): Promise<void> {
+    if (this.error !== undefined) return Promise.reject(this.error);
+    if ((this.latest?.received ?? 0) >= chars) return Promise.resolve();
+    return new Promise((resolve, reject) => this.receivedWaiters.push({ chars, resolve, reject }));
+  }
+
   push(update: DetectStreamUpdate): void {
     this.latest = update;
+    while (this.receivedWaiters.length > 0 && this.receivedWaiters[0]!.chars <= update.received) this.receivedWaiters.shift()!.resolve();
     if (this.onUpdate) this.onUpdate(update);
     else {
       const waiter = this.waiting.shift();
@@ -217,6 +238,7 @@ class StreamState {
     this.closed = true;
     this.rejectDone(err);
     for (const w of this.waiting.splice(0)) w.reject(err);
+    for (const w of this.receivedWaiters.splice(0)) w.reject(err);
     for (const listener of [...this.failureListeners]) listener();
   }
 

@@ -186,6 +186,8 @@ export interface ProtoDetectStreamRequest {
   start: ProtoDetectStreamStart | null;
   text: string;
   final: boolean;
+  /** Answer even when no scan ran (the client's admission waits for it). */
+  ack: boolean;
 }
 
 export interface ProtoDetectStreamResponse {

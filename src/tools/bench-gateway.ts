@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { enableSignatureDetectors, quantile, r2, ROOT, start } from './bench-procs';
 import { KEEP_MARKER, replaceTrafficSection } from './results-sections';
 
 /**
@@ -23,39 +24,12 @@ interface AutocannonResult {
   errors: number;
 }
 
-const ROOT = resolve(__dirname, '..', '..');
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1500);
 const LOAD_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 512);
 
 const DETECTION_THREAD = process.env.DETECTION_THREAD === 'false' ? 'false' : 'true';
-
-function start(cmd: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, cmd, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`${cmd.join(' ')} did not start: ${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = out.match(ready);
-      if (m) {
-        clearTimeout(timer);
-        // From here on the output is drained and dropped (the service logs every request).
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        out = '';
-        res({ child, match: m });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => rej(new Error(`${cmd.join(' ')} exited ${code}: ${out}`)));
-  });
-}
-
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const r2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Sequential requests (concurrency 1), precise latencies. */
 async function sequential(url: string, headers: Record<string, string>, body: (i: number) => string, n: number): Promise<{ p50: number; p99: number }> {
@@ -244,20 +218,6 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
     rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-async function enableSignatureDetectors(gateway: string, auth: Record<string, string>): Promise<string[]> {
-  const types = ((await (await fetch(`${gateway}/v1/policies/detector_types/`, { headers: auth })).json()) as { detector_types: Array<{ value: string; category: string }> }).detector_types;
-  const signature = types.filter((t) => !['prompt_defense', 'content_moderation'].includes(t.category)).map((t) => t.value);
-  const entries = signature.map((detector_type) => ({ detector_type, threshold: 'L2', action: 'log' }));
-  const policies = (await (await fetch(`${gateway}/v1/policies/?is_default=true`, { headers: auth })).json()) as { results: Array<{ id: string }> };
-  const res = await fetch(`${gateway}/v1/policies/${policies.results[0]!.id}/`, {
-    method: 'PATCH',
-    headers: auth,
-    body: JSON.stringify({ input_detectors: entries, output_detectors: entries }),
-  });
-  if (!res.ok) throw new Error(`could not configure the policy: ${await res.text()}`);
-  return signature;
 }
 
 interface ReportInput {

@@ -2,10 +2,13 @@ import { createServer } from 'node:http';
 
 /**
  * A fast fake upstream for benchmarks, run in its own process: OpenAI chat completions (JSON) and
- * messages (JSON or SSE: `STREAM_EVENTS` events `STREAM_GAP_MS` apart). Prints its port on stdout.
+ * messages, each JSON or SSE (`"stream":true`: `STREAM_EVENTS` text events `STREAM_GAP_MS` apart; a chat
+ * stream's events carry `STREAM_EVENT_CHARS` characters each and end with `data: [DONE]`). Prints its
+ * port on stdout.
  */
 const STREAM_EVENTS = Number(process.env.STREAM_EVENTS ?? 10);
 const STREAM_GAP_MS = Number(process.env.STREAM_GAP_MS ?? 0);
+const STREAM_EVENT_CHARS = Number(process.env.STREAM_EVENT_CHARS ?? 24);
 
 const chat = JSON.stringify({
   id: 'chatcmpl-bench', object: 'chat.completion', created: 1763800000, model: 'gpt-4o-mini',
@@ -17,34 +20,58 @@ const message = JSON.stringify({
   content: [{ type: 'text', text: 'A short and harmless answer.' }], stop_reason: 'end_turn', usage: { input_tokens: 250, output_tokens: 8 },
 });
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** Harmless prose, cut to STREAM_EVENT_CHARS per event (event `i` numbered, so every stream event differs). */
+const PROSE = 'The answer continues with a plain and harmless sentence about gardening and the weather. ';
+const chatText = (i: number) => `${i} ${PROSE.repeat(Math.ceil(STREAM_EVENT_CHARS / PROSE.length) + 1)}`.slice(0, STREAM_EVENT_CHARS);
+const chatChunk = (delta: Record<string, unknown>, finish: string | null) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1763800000, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+/** Writes `count` events (`event(i)`, i from 1) `gapMs` apart, then `last`. */
+function streamEvents(res: import('node:http').ServerResponse, { count, gapMs }: { count: number; gapMs: number }, event: (i: number) => string, last: string): void {
+  let i = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    if (i++ >= count) {
+      res.end(last);
+      return;
+    }
+    res.write(event(i));
+    if (gapMs > 0) setTimeout(next, gapMs);
+    else setImmediate(next);
+  };
+  next();
+}
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    if (req.url?.endsWith('/chat/completions')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      return void res.end(chat);
-    }
     const stream = Buffer.concat(chunks).includes('"stream":true');
+    if (req.url?.endsWith('/chat/completions')) {
+      if (!stream) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(chat);
+      }
+      // A chat stream's `max_tokens`, when given, is its number of text events (else STREAM_EVENTS), and
+      // `metadata.gap_ms` the milliseconds between them (else STREAM_GAP_MS).
+      const asked = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { max_tokens?: number; metadata?: { gap_ms?: string } };
+      const gapMs = asked.metadata?.gap_ms === undefined ? STREAM_GAP_MS : Number(asked.metadata.gap_ms);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chatChunk({ role: 'assistant', content: '' }, null));
+      return streamEvents(res, { count: asked.max_tokens ?? STREAM_EVENTS, gapMs }, (i) => chatChunk({ content: chatText(i) }, null), `${chatChunk({}, 'stop')}data: [DONE]\n\n`);
+    }
     if (!stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(message);
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(sse('message_start', { type: 'message_start', message: { id: 'msg_bench', type: 'message', role: 'assistant', content: [] } }));
-    let i = 0;
-    const next = () => {
-      if (res.destroyed) return;
-      if (i++ >= STREAM_EVENTS) {
-        res.end(sse('message_stop', { type: 'message_stop' }));
-        return;
-      }
-      res.write(sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `word${i} ` } }));
-      if (STREAM_GAP_MS > 0) setTimeout(next, STREAM_GAP_MS);
-      else setImmediate(next);
-    };
-    next();
+    streamEvents(
+      res,
+      { count: STREAM_EVENTS, gapMs: STREAM_GAP_MS },
+      (i) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `word${i} ` } }),
+      sse('message_stop', { type: 'message_stop' }),
+    );
   });
 });
 server.keepAliveTimeout = 60_000;

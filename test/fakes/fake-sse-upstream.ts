@@ -11,22 +11,27 @@ export interface ScriptedStream {
   pieces: Buffer[];
   /** Extra response headers (content-type is text/event-stream unless set here). */
   headers?: Record<string, string>;
+  /** The pieces after the first are sent once this settles (a stream that pauses mid-way). */
+  gate?: Promise<void>;
 }
 
 export interface FakeSseUpstream {
   url: string;
   scripts: Map<string, ScriptedStream>;
   gapMs: number;
+  /** The `model` of every request received, in order. */
+  received: string[];
   close(): Promise<void>;
 }
 
 export async function startFakeSseUpstream(): Promise<FakeSseUpstream> {
-  const fake = { scripts: new Map<string, ScriptedStream>(), gapMs: 3 } as FakeSseUpstream;
+  const fake = { scripts: new Map<string, ScriptedStream>(), gapMs: 3, received: [] as string[] } as FakeSseUpstream;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const { model } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string };
+      fake.received.push(model);
       const script = fake.scripts.get(model);
       if (!script) {
         res.writeHead(404, { 'content-type': 'application/json' });
@@ -39,7 +44,8 @@ export async function startFakeSseUpstream(): Promise<FakeSseUpstream> {
         if (res.destroyed) return;
         if (i >= script.pieces.length) return void res.end();
         res.write(script.pieces[i++]);
-        setTimeout(tick, fake.gapMs);
+        if (i === 1 && script.gate) void script.gate.then(() => setTimeout(tick, fake.gapMs));
+        else setTimeout(tick, fake.gapMs);
       };
       tick();
     });

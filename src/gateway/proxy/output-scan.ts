@@ -39,10 +39,13 @@ export function recordStage(request: FastifyRequest, categories: readonly Explai
 export async function scanStage(
   detection: DetectionClient,
   request: FastifyRequest,
-  o: { direction: Direction; policy: DetectionPolicy; fields: TextField[] },
+  o: { direction: Direction; policy: DetectionPolicy; fields: TextField[]; signal?: AbortSignal },
 ): Promise<DetectResult> {
   const { text, layout } = joinFields(o.fields);
-  const verdict = await detection.detect({ text, direction: o.direction, policy: o.policy });
+  // The input scan is a request's first detection call (refused with 503 detection_overloaded when the
+  // admission queue is full); an output scan belongs to a request already admitted, so it is queued.
+  const admitted = o.direction === 'output';
+  const verdict = await detection.detect({ text, direction: o.direction, policy: o.policy, admitted, signal: o.signal });
   recordStage(request, explainVerdict(verdict, (start, end) => layout.locate(start, end)), verdict.blocked);
   noteFailClosed(request, failReasonOfResult(verdict));
   return verdict;

@@ -59,11 +59,14 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
     const ctx = authOf(request);
     const chat = readChatRequest(request.body);
     request.audit = { model: chat.model, countTexts: chat.texts, findings: [], blocked: false };
-    const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: chat.fields });
+    const abort = abortOnClientClose(request, reply);
+    // The request's first detection call: when detection is at capacity it is refused here (503
+    // detection_overloaded, Retry-After), before anything reaches the upstream; once admitted, the
+    // request's output scans and stream steps are queued, never refused.
+    const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: chat.fields, signal: abort.signal });
     setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
     if (input.blocked) throw securityBlock('input', input);
 
-    const abort = abortOnClientClose(request, reply);
     let upstream: Dispatcher.ResponseData;
     try {
       upstream = await upstreamRequest(`${deps.upstreamBaseUrl}/chat/completions`, {

@@ -7,6 +7,7 @@ import type { DetectionClient } from '../../shared/detection-client';
 import { explainVerdict } from '../../shared/explain/verdict-matches';
 import { parseBody } from '../../shared/http/validation';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
+import { abortOnClientClose } from '../../shared/http/upstream';
 import { directionSchema } from '../../shared/policy';
 import { bearerCredential, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
@@ -42,6 +43,7 @@ export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps
       text: body.content,
       direction: body.direction,
       policy: ctx.policy.detection,
+      signal: abortOnClientClose(request, reply).signal,
     });
     const unscanned = unscannedOf(verdict);
     // One field, `content`: the finding offsets are already offsets into it.

@@ -21,7 +21,7 @@ describe('shared/proto: streaming messages', () => {
       detector_timeout_ms: 0,
       window_chars: 0,
     };
-    const request: ProtoDetectStreamRequest = { start: null, text: '', final: false };
+    const request: ProtoDetectStreamRequest = { start: null, text: '', final: false, ack: false };
     const response: ProtoDetectStreamResponse = {
       findings: [],
       new_categories: [],

@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** Helpers shared by the traffic benchmarks (bench-gateway.ts, bench-streams.ts): processes, quantiles, the policy. */
+
+export const ROOT = resolve(__dirname, '..', '..');
+
+/** Starts `node <cmd>` from the package root and resolves once its output matches `ready`. */
+export function start(cmd: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, cmd, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`${cmd.join(' ')} did not start: ${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(ready);
+      if (m) {
+        clearTimeout(timer);
+        // From here on the output is drained and dropped (the service logs every request).
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        out = '';
+        res({ child, match: m });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => rej(new Error(`${cmd.join(' ')} exited ${code}: ${out}`)));
+  });
+}
+
+export const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+export const r2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Every signature detector (no classifier backends) on input and output, action log, in the default policy. */
+export async function enableSignatureDetectors(gateway: string, auth: Record<string, string>): Promise<string[]> {
+  const types = ((await (await fetch(`${gateway}/v1/policies/detector_types/`, { headers: auth })).json()) as { detector_types: Array<{ value: string; category: string }> }).detector_types;
+  const signature = types.filter((t) => !['prompt_defense', 'content_moderation'].includes(t.category)).map((t) => t.value);
+  const entries = signature.map((detector_type) => ({ detector_type, threshold: 'L2', action: 'log' }));
+  const policies = (await (await fetch(`${gateway}/v1/policies/?is_default=true`, { headers: auth })).json()) as { results: Array<{ id: string }> };
+  const res = await fetch(`${gateway}/v1/policies/${policies.results[0]!.id}/`, {
+    method: 'PATCH',
+    headers: auth,
+    body: JSON.stringify({ input_detectors: entries, output_detectors: entries }),
+  });
+  if (!res.ok) throw new Error(`could not configure the policy: ${await res.text()}`);
+  return signature;
+}
