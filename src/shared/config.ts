@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_DETECTION_MAX_ACTIVE, DEFAULT_DETECTION_MAX_QUEUED } from './detection-admission';
 
 /**
  * The whole runtime configuration, parsed once from the environment by main.ts. Nothing else in the
@@ -101,9 +102,9 @@ export const configSchema = z.object({
   /** Deadline of one detection call (or stream step), counted from when it is admitted. */
   DETECTION_TIMEOUT_MS: positiveInt('DETECTION_TIMEOUT_MS', 2000, 60000),
   /** Detection work in flight at once per process (unary calls and stream steps); see detection-admission.ts. */
-  DETECTION_MAX_ACTIVE: positiveInt('DETECTION_MAX_ACTIVE', 64, 4096),
+  DETECTION_MAX_ACTIVE: positiveInt('DETECTION_MAX_ACTIVE', DEFAULT_DETECTION_MAX_ACTIVE, 4096),
   /** Detection work that may wait for a slot; a new request past it gets 503 detection_overloaded. */
-  DETECTION_MAX_QUEUED: nonNegativeInt('DETECTION_MAX_QUEUED', 1024, 1_000_000),
+  DETECTION_MAX_QUEUED: nonNegativeInt('DETECTION_MAX_QUEUED', DEFAULT_DETECTION_MAX_QUEUED, 1_000_000),
   AUTH_CACHE_TTL_MS: z.coerce
     .number({ error: 'AUTH_CACHE_TTL_MS must be a number' })
     .int('AUTH_CACHE_TTL_MS must be an integer')

@@ -27,7 +27,7 @@ export interface DetectionAdmissionOptions {
   retryAfterSeconds?: number;
 }
 
-export const DEFAULT_DETECTION_MAX_ACTIVE = 64;
+export const DEFAULT_DETECTION_MAX_ACTIVE = 16;
 export const DEFAULT_DETECTION_MAX_QUEUED = 1024;
 export const DETECTION_RETRY_AFTER_SECONDS = 1;
 

@@ -13,6 +13,7 @@ import {
   type FailMode,
   type ProtoDetectorConfig,
   type ProtoDetectStreamRequest,
+  type ProtoDetectStreamStart,
   type ProtoDetectStreamResponse,
 } from './proto';
 
@@ -128,23 +129,22 @@ export function openDetectStream({ client, options, toProtoConfig, toAppError, a
       call.on('drain', settle);
       state.onFailure(settle);
     });
-  const start = toProtoConfig(options.policy);
-  void send({
-    start: {
-      direction: DIRECTION_TO_PROTO[options.direction],
-      config: start,
-      fail_mode: FAIL_MODE_TO_PROTO[options.failMode ?? 'closed'],
-      detector_timeout_ms: options.detectorTimeoutMs ?? 0,
-      window_chars: options.windowChars ?? 0,
-    },
-    text: '',
-    final: false,
-    ack: false,
-  }).catch(() => undefined);
+  // The start (the configuration the server compiles) goes with the first batch: one step of admitted work.
+  let start: ProtoDetectStreamStart | null = {
+    direction: DIRECTION_TO_PROTO[options.direction],
+    config: toProtoConfig(options.policy),
+    fail_mode: FAIL_MODE_TO_PROTO[options.failMode ?? 'closed'],
+    detector_timeout_ms: options.detectorTimeoutMs ?? 0,
+    window_chars: options.windowChars ?? 0,
+  };
 
   const cancelled = new AbortController();
   const writer = new DetectStreamWriter({
-    send: ({ text, final, ack }) => send({ start: null, text, final, ack }),
+    send: ({ text, final, ack }) => {
+      const first = start;
+      start = null;
+      return send({ start: first, text, final, ack });
+    },
     received: (chars) => state.received(chars),
     fail: (err) => {
       state.fail(err);

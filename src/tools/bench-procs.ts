@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** Helpers shared by the traffic benchmarks (bench-gateway.ts, bench-streams.ts): processes, quantiles, the policy. */
 
 export const ROOT = resolve(__dirname, '..', '..');
 
-/** Starts `node <cmd>` from the package root and resolves once its output matches `ready`. */
-export function start(cmd: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+/** Starts `node <cmd>` from the package root and resolves once its output matches `ready`; later output goes to `logTo` when given, else nowhere. */
+export function start(cmd: string[], env: Record<string, string>, ready: RegExp, logTo?: string): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   const child = spawn(process.execPath, cmd, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((res, rej) => {
@@ -18,7 +19,8 @@ export function start(cmd: string[], env: Record<string, string>, ready: RegExp)
         clearTimeout(timer);
         // From here on the output is drained and dropped (the service logs every request).
         child.stdout!.off('data', onData);
-        child.stdout!.resume();
+        if (logTo) child.stdout!.pipe(createWriteStream(logTo));
+        else child.stdout!.resume();
         out = '';
         res({ child, match: m });
       }

@@ -163,3 +163,24 @@ describe('StreamScanner: release offsets, verdict, memory', () => {
     ]);
   });
 });
+
+describe('StreamScanner.status: the answer to an acknowledged chunk that triggered no scan', () => {
+  it('reports the running verdict and what was received, with no new findings and nothing newly released', async () => {
+    const scanner = new StreamScanner(engine, { direction: 'input', config: emailPolicy(), windowChars: 256 });
+    const head = `mail jane.doe@acme-corp.com ${'x'.repeat(STREAM_MIN_SCAN_CHARS + 600)}`;
+    const scanned = await scanner.push(head);
+    expect(scanned?.blocked).toBe(true);
+    expect(await scanner.push('short')).toBeUndefined();
+    const status = scanner.status();
+    expect(status).toMatchObject({
+      findings: [],
+      newCategories: [],
+      outcomes: [],
+      received: head.length + 'short'.length,
+      releasedUpTo: scanned!.releasedUpTo,
+      blocked: true,
+      categories: scanned!.categories,
+      done: false,
+    });
+  });
+});
