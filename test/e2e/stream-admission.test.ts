@@ -12,7 +12,7 @@ import { TcpProxy } from '../helpers/tcp-proxy';
  * upstream. Requests that find the queue full get 503 service_unavailable `detection_overloaded` with
  * Retry-After before anything reaches the upstream; admitted ones (queued included) and a stream
  * admitted earlier (whose later chunks queue even past the bound) complete, byte for byte, scanned to
- * their last character. No stream is cut.
+ * their last character. No stream is cut. The sensor shares the queue (one per process).
  */
 
 const EMAIL = 'ops-lead@acme-corp.com';
@@ -41,7 +41,7 @@ describe('detection admission: bounded queue, 503 with Retry-After, no half-scan
     await proxy.start();
     upstream = await startFakeSseUpstream();
     svc = await startTestServices(pgliteTarget, {
-      services: ['gateway'],
+      services: ['gateway', 'sensor'],
       env: {
         DETECTION_ADDRESS: `127.0.0.1:${proxy.port}`,
         DETECTION_MAX_ACTIVE: '2',
@@ -49,6 +49,8 @@ describe('detection admission: bounded queue, 503 with Retry-After, no half-scan
         // Work held at the stalled proxy must not time out while the test looks at the queue.
         DETECTION_TIMEOUT_MS: '60000',
         OPENAI_BASE_URL: upstream.url,
+        // The sensor shares the gateway's queue; its refused requests never reach this upstream.
+        ANTHROPIC_BASE_URL: upstream.url.replace(/\/v1$/, ''),
       },
     });
     const policies = (await (await fetch(`${svc.gatewayUrl}/v1/policies/?is_default=true`, { headers: auth() })).json()) as { results: Array<{ id: string }> };
@@ -131,8 +133,18 @@ describe('detection admission: bounded queue, 503 with Retry-After, no half-scan
     expect(JSON.parse(await again.body)).toEqual({
       error: { message: 'Detection is at capacity: retry later', type: 'service_unavailable', code: 'detection_overloaded', details: { retry_after: 1 } },
     });
+    // The sensor's input scan goes through the same queue: refused too, in the messages-API envelope.
+    const sensor = await fetch(`${svc.sensorUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-svc-key': svc.apiKey, 'content-type': 'application/json', 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'refused-sensor', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(sensor.status).toBe(503);
+    expect(sensor.headers.get('retry-after')).toBe('1');
+    expect(await sensor.json()).toMatchObject({ type: 'error', error: { type: 'service_unavailable', code: 'detection_overloaded' } });
     expect(upstream.received).not.toContain('refused');
     expect(upstream.received).not.toContain('refused-too');
+    expect(upstream.received).not.toContain('refused-sensor');
 
     proxy.unstall();
     const admitted = { early, a: await a, b: await b, c: await c, d: await d };
@@ -154,7 +166,7 @@ describe('detection admission: bounded queue, 503 with Retry-After, no half-scan
       const email = event?.findings.find((f) => f.type === 'pii/email');
       expect([name, email?.matches.some((m) => m.path.includes('content'))]).toEqual([name, true]);
     }
-    const refusedEvents = events.results.filter((e) => e.model === 'refused' || e.model === 'refused-too');
-    expect(refusedEvents.map((e) => e.response_status)).toEqual([503, 503]);
+    const refusedEvents = events.results.filter((e) => e.model.startsWith('refused'));
+    expect(refusedEvents.map((e) => e.response_status)).toEqual([503, 503, 503]);
   }, 60_000);
 });
