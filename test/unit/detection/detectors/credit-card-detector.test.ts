@@ -114,18 +114,22 @@ describe('CreditCardDetector', () => {
     expect(() => detector.detect({ text: `${VISA} `.repeat(500), direction: 'input' }, abortedSignal('stop'))).toThrow('stop');
   });
 
-  it('keeps at most 1000 findings and scans 1 MB of prose quickly', () => {
+  // Speed on these megabytes is measured by `npm run bench:adversarial`.
+  it('keeps at most 1000 findings and finds nothing in 1 MB of prose with numbers', () => {
     const many = `${VISA} `.repeat(2000);
     expect(scan(many)).toHaveLength(1000);
     const prose = 'The quarterly report for 2024 lists 17 offices and 3,400 staff. '.repeat(16_000);
-    const started = Date.now();
     expect(scan(prose)).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(500);
   });
 
-  it('stays bounded on a megabyte of digit soup', () => {
-    const started = Date.now();
-    scan('4 1 '.repeat(250_000));
-    expect(Date.now() - started).toBeLessThan(5000);
+  it('reports only whole Luhn-valid digit runs, at most 1000, in a megabyte of digit soup', () => {
+    const text = '4 1 '.repeat(250_000);
+    const found = scan(text);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.length).toBeLessThanOrEqual(1000);
+    for (const m of found) {
+      expect(text.slice(m.start, m.end)).toBe(m.match);
+      expect(m.match.replace(/ /g, '')).toMatch(/^\d{13,19}$/);
+    }
   });
 });

@@ -59,10 +59,9 @@ describe('IbanDetector', () => {
     expect(() => detector.detect({ text, direction: 'input' }, abortedSignal('stop'))).toThrow('stop');
   });
 
-  it('keeps at most 1000 findings and stays fast on a megabyte of look-alikes', () => {
+  // Speed on this megabyte is measured by `npm run bench:adversarial`.
+  it('keeps at most 1000 findings and finds nothing in a megabyte of look-alikes', () => {
     expect(scan('DE89370400440532013000 '.repeat(1200))).toHaveLength(1000);
-    const started = Date.now();
     expect(scan('DE89 '.repeat(200_000))).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 });

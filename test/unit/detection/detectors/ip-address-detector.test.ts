@@ -82,12 +82,9 @@ describe('IpAddressDetector', () => {
     expect(() => detector.detect({ text: '8.8.8.8 '.repeat(600), direction: 'input' }, abortedSignal('stop'))).toThrow('stop');
   });
 
-  it('keeps at most 1000 findings and stays fast on megabytes of dots and colons', () => {
+  // Speed on these megabytes is measured by `npm run bench:adversarial`.
+  it('keeps at most 1000 findings and finds no address in megabytes of dots and colons', () => {
     expect(scan('8.8.8.8 '.repeat(1500))).toHaveLength(1000);
-    for (const unit of ['1.', ':', 'a:', '1::']) {
-      const started = Date.now();
-      scan(unit.repeat(Math.ceil((1 << 20) / unit.length)));
-      expect(Date.now() - started).toBeLessThan(1500);
-    }
+    for (const unit of ['1.', ':', 'a:', '1::']) expect(scan(unit.repeat(Math.ceil((1 << 20) / unit.length)))).toEqual([]);
   });
 });

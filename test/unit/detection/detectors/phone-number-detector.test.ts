@@ -81,18 +81,15 @@ describe('PhoneNumberDetector', () => {
     expect(() => detector.detect({ text, direction: 'input' }, abortedSignal('stop'))).toThrow('stop');
   });
 
-  it('stops at 1000 findings on a long list and is quick on prose', () => {
+  // Speed on these megabytes is measured by `npm run bench:adversarial`.
+  it('stops at 1000 findings on a long list and finds nothing in prose with numbers', () => {
     expect(scan('(415) 555-2671 '.repeat(3000))).toHaveLength(1000);
     const prose = 'In 2024 the office moved to 42 Main Street; 3 of 17 teams relocated. '.repeat(15_000);
-    const started = Date.now();
     expect(scan(prose)).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(500);
   });
 
   it('fails loudly instead of silently skipping a wall of number-like digits', () => {
-    const started = Date.now();
     expect(() => scan('4 '.repeat(500_000))).toThrow(/too many number-like candidates/);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('reads usual North American formats exactly as libphonenumber does (the fast path)', () => {

