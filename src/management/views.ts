@@ -1,6 +1,6 @@
 import type { PolicyEntity } from '../storage/entities';
-import type { CustomDetector, DetectorEntry, MatchList, PolicyMode, RateLimits } from '../shared/policy';
-import { DEFAULT_RATE_LIMITS } from '../shared/policy';
+import type { CustomDetector, DetectorEntry, MatchList, PolicyMode, RateLimits, Unscannable } from '../shared/policy';
+import { DEFAULT_RATE_LIMITS, effectiveUnscannable } from '../shared/policy';
 import { isoString } from './query-helpers';
 
 /** A policy as the API shows it (REST and GraphQL alike). */
@@ -16,6 +16,10 @@ export interface PolicyView {
   custom_detectors: CustomDetector[];
   /** ISO 3166-1 alpha-2 regions whose national phone formats pii/phone_number reads. */
   pii_regions: string[];
+  /** As set: `block`, `allow`, or null (automatic). */
+  unscannable: Unscannable | null;
+  /** What applies: the setting, or for null `block` when any detector blocks, else `allow`. */
+  effective_unscannable: Unscannable;
   rate_limits: RateLimits;
   created_at: string;
   updated_at: string;
@@ -59,6 +63,8 @@ export function policyView(p: PolicyEntity): PolicyView {
     deny_list: p.denyList,
     custom_detectors: p.customDetectors,
     pii_regions: p.piiRegions,
+    unscannable: p.unscannable ?? null,
+    effective_unscannable: effectiveUnscannable(p),
     rate_limits: { ...DEFAULT_RATE_LIMITS, ...p.rateLimits },
     created_at: isoString(p.createdAt),
     updated_at: isoString(p.updatedAt),

@@ -7,6 +7,7 @@ import { authOf } from '../management/projects/request-auth';
 import { AppError } from '../shared/errors';
 import { renderError } from '../shared/http/error-handler';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
+import { noteUnscannedContent } from '../shared/http/unscanned-content';
 import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP } from '../shared/http/upstream';
 import { readMessagesRequest } from './messages-spec';
 import { messagesResponseFields, messagesStreamTexts } from './messages-response';
@@ -67,7 +68,9 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRoute
     const abort = abortOnClientClose(request, reply);
     const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: summary.fields, signal: abort.signal });
     setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
+    const unscannable = noteUnscannedContent(request, reply, summary.unscanned, ctx.policy, 'permission_error');
     if (input.blocked) throw denial('input', input);
+    if (unscannable) throw unscannable;
     return forward({ deps, request, reply, input, abort });
   });
 }

@@ -21,6 +21,14 @@ export type Action = z.infer<typeof actionSchema>;
 export type Direction = z.infer<typeof directionSchema>;
 export type MatchType = z.infer<typeof matchTypeSchema>;
 
+/**
+ * unscannable: what happens to request content no detector can read (images, audio, PDFs, file
+ * references, binary documents). Unset (null) = `block` when any of the policy's detectors (input,
+ * output or custom) has the block action, else `allow` (effectiveUnscannable).
+ */
+export const unscannableSchema = z.enum(['block', 'allow']);
+export type Unscannable = z.infer<typeof unscannableSchema>;
+
 export const detectorEntrySchema = z.strictObject({
   detector_type: detectorTypeSchema,
   threshold: thresholdSchema.default('L2'),
@@ -104,6 +112,18 @@ export interface DetectionPolicy {
   customDetectors: CustomDetector[];
   /** Regions whose national phone formats pii/phone_number reads; undefined or empty = DEFAULT_PII_REGIONS. */
   piiRegions?: readonly string[];
+}
+
+/** The unscannable mode a policy applies: its own setting, else `block` when any detector blocks. */
+export function effectiveUnscannable(p: {
+  unscannable: Unscannable | null | undefined;
+  inputDetectors: readonly { action: Action }[];
+  outputDetectors: readonly { action: Action }[];
+  customDetectors: readonly { action: Action }[];
+}): Unscannable {
+  if (p.unscannable) return p.unscannable;
+  const blocks = [...p.inputDetectors, ...p.outputDetectors, ...p.customDetectors].some((d) => d.action === 'block');
+  return blocks ? 'block' : 'allow';
 }
 
 /** The detectors a fresh organization's default policy starts with (bootstrap). */

@@ -45,6 +45,7 @@ export async function provisionOrganization(m: EntityManager, o: ProvisionOption
       denyList: EMPTY_MATCH_LIST,
       customDetectors: [],
       piiRegions: [...DEFAULT_PII_REGIONS],
+      unscannable: null,
       rateLimits: DEFAULT_RATE_LIMITS,
     }),
   );

@@ -62,6 +62,7 @@ function context(policyOn: boolean): AuthContext {
       id: '00000000-0000-4000-8000-000000000003', name: 'bench', inherited: false,
       detection: { cacheKey: 'bench', policyMode: 'IO', inputDetectors: [], outputDetectors: [], allowList: { entries: [], match_type: 'contains' }, denyList: { entries: [], match_type: 'contains' }, customDetectors: [] },
       rateLimits: { ...HUGE, rate_limits_enabled: policyOn },
+      unscannable: 'allow',
     },
   };
 }

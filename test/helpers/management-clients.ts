@@ -79,7 +79,7 @@ export const POLICY_SELECTION = `
   allow_list { entries match_type }
   deny_list { entries match_type }
   custom_detectors { name pattern action }
-  pii_regions
+  pii_regions unscannable effective_unscannable
   rate_limits {
     rate_limits_enabled requests_per_minute tokens_per_minute max_input_tokens max_input_characters
     max_output_tokens burst_multiplier cost_limit_per_day_cents

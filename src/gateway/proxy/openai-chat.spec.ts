@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors';
 import { indexPath, type TextField } from '../../shared/explain/field-layout';
+import { inlineFileContent, parseDataUrl } from '../../shared/content/file-content';
 import type { StreamTexts } from './stream-guard';
 
 /**
@@ -19,8 +20,20 @@ const json = (v: Json | undefined, path: string, out: Out) => {
   if (v !== undefined) out.push({ path, text: JSON.stringify(v) });
 };
 
-/** Text of a content value: a string, or an array of parts (text, refusal; other part kinds carry no text). */
-function contentTexts(content: Json | undefined, path: string, out: Out): void {
+/** Every string inside a JSON value (a custom tool's format: grammar definition, syntax, ...), each with its path. */
+function allStrings(v: Json | undefined, path: string, out: Out): void {
+  if (typeof v === 'string') str(v, path, out);
+  else if (Array.isArray(v)) v.forEach((x, i) => allStrings(x, indexPath(path, i), out));
+  else if (isObj(v)) for (const [k, x] of Object.entries(v)) allStrings(x, `${path}.${k}`, out);
+}
+
+/**
+ * Text of a content value: a string, or an array of parts (text, refusal). In a request (`unscanned`
+ * given) the other parts are read too: a file part's filename and inline data (decoded and scanned when
+ * it is text, file-content.ts); what no detector can read (image_url, input_audio, file_id, a non-text
+ * file, a part type this file does not know) is reported in `unscanned` by its JSON path.
+ */
+function contentTexts(content: Json | undefined, path: string, out: Out, unscanned?: string[]): void {
   if (typeof content === 'string') return str(content, path, out);
   if (!Array.isArray(content)) return;
   content.forEach((part, i) => {
@@ -29,9 +42,39 @@ function contentTexts(content: Json | undefined, path: string, out: Out): void {
     else if (isObj(part)) {
       str(part.text, `${at}.text`, out);
       str(part.refusal, `${at}.refusal`, out);
-      if (isObj(part.file)) str(part.file.filename, `${at}.file.filename`, out);
+      if (unscanned) partAttachments(part, at, out, unscanned);
+      else if (isObj(part.file)) str(part.file.filename, `${at}.file.filename`, out);
     }
   });
+}
+
+function partAttachments(part: Record<string, Json>, at: string, out: Out, unscanned: string[]): void {
+  switch (part.type) {
+    case 'text':
+    case 'refusal':
+      return;
+    case 'file':
+      return fileTexts(part.file, `${at}.file`, out, unscanned);
+    case 'image_url':
+    case 'input_audio':
+      return void unscanned.push(`${at}.${part.type}`);
+    default:
+      // An untyped text part was read above; anything else is a part kind nothing here can read.
+      if (typeof part.text !== 'string' && typeof part.refusal !== 'string') unscanned.push(at);
+  }
+}
+
+/** `{file_data: "data:<type>;base64,..." | "<base64>", file_id, filename}` of a file part. */
+function fileTexts(file: Json | undefined, path: string, out: Out, unscanned: string[]): void {
+  if (!isObj(file)) return;
+  const filename = typeof file.filename === 'string' ? file.filename : undefined;
+  str(filename, `${path}.filename`, out);
+  if (typeof file.file_data === 'string' && file.file_data.length > 0) {
+    const url = parseDataUrl(file.file_data);
+    const data = url ? { data: url.data, base64: url.base64, mediaType: url.mediaType } : { data: file.file_data, base64: true, mediaType: '' };
+    inlineFileContent({ path: `${path}.file_data`, filename, ...data }, out, unscanned);
+  }
+  if (typeof file.file_id === 'string') unscanned.push(`${path}.file_id`);
 }
 
 /**
@@ -58,15 +101,40 @@ export const DECODED_SUFFIX = '#decoded';
 /** A streamed tool-call (or legacy function-call) arguments field: its fragments form one JSON document. */
 export const isArgumentsPath = (path: string): boolean => path.endsWith('.function.arguments') || path.endsWith('.function_call.arguments');
 
+/**
+ * A streamed field that is scanned on a detection stream of its own (one per tool call, so the fragments
+ * of interleaved tool calls are each read contiguous): `json` for function arguments (their string
+ * values are decoded before scanning), `text` for a custom tool call's free-form input; null otherwise.
+ */
+export function toolCallStreamKind(path: string): 'json' | 'text' | null {
+  if (isArgumentsPath(path)) return 'json';
+  return path.endsWith('.custom.input') ? 'text' : null;
+}
+
+/** Function tool calls (name, JSON arguments) and custom tool calls (name, free-form text input). */
 function toolCallTexts(calls: Json | undefined, path: string, out: Out, decode = true): void {
   if (!Array.isArray(calls)) return;
   calls.forEach((c, i) => {
-    if (!isObj(c) || !isObj(c.function)) return;
+    if (!isObj(c)) return;
     // Stream deltas name their tool call by `index`; whole messages by position.
     const at = indexPath(path, !decode && typeof c.index === 'number' ? c.index : i);
-    str(c.function.name, `${at}.function.name`, out);
-    argumentTexts(c.function.arguments, `${at}.function.arguments`, out, decode);
+    if (isObj(c.function)) {
+      str(c.function.name, `${at}.function.name`, out);
+      argumentTexts(c.function.arguments, `${at}.function.arguments`, out, decode);
+    }
+    if (isObj(c.custom)) {
+      str(c.custom.name, `${at}.custom.name`, out);
+      str(c.custom.input, `${at}.custom.input`, out);
+    }
   });
+}
+
+/** A custom tool (tools[].custom): its name, description and input format (every string of it: a grammar's definition and syntax). */
+function customToolTexts(t: Json | undefined, path: string, out: Out): void {
+  if (!isObj(t)) return;
+  str(t.name, `${path}.name`, out);
+  str(t.description, `${path}.description`, out);
+  allStrings(t.format, `${path}.format`, out);
 }
 
 /** A function definition (tools[].function or legacy functions[]): the model reads its name, description and parameter schema. */
@@ -84,16 +152,18 @@ export interface ChatRequestSummary {
   texts: string[];
   /** The same texts with the JSON path of their field. */
   fields: TextField[];
+  /** JSON paths of content no detector can read (images, audio, file references, non-text files). */
+  unscanned: string[];
 }
 
 function invalid(message: string): AppError {
   return new AppError('invalid_request', message, { code: 'invalid_request' });
 }
 
-/** Texts of one message (request) or one choice's message (response), under `path`. */
-function messageTexts(m: Record<string, Json>, path: string, out: Out): void {
+/** Texts of one request message, under `path`. */
+function messageTexts(m: Record<string, Json>, path: string, out: Out, unscanned: string[]): void {
   str(m.name, `${path}.name`, out);
-  contentTexts(m.content, `${path}.content`, out);
+  contentTexts(m.content, `${path}.content`, out, unscanned);
   str(m.refusal, `${path}.refusal`, out);
   toolCallTexts(m.tool_calls, `${path}.tool_calls`, out);
   if (isObj(m.function_call)) argumentTexts(m.function_call.arguments, `${path}.function_call.arguments`, out, true);
@@ -107,13 +177,17 @@ export function readChatRequest(body: unknown): ChatRequestSummary {
     throw invalid('messages: required, a non-empty array of {role, content}');
   }
   const fields: Out = [];
+  const unscanned: string[] = [];
   body.messages.forEach((m, i) => {
     if (!isObj(m) || typeof m.role !== 'string') throw invalid(`messages.${i}: must be an object with a string role`);
-    messageTexts(m, `messages[${i}]`, fields);
+    messageTexts(m, `messages[${i}]`, fields, unscanned);
   });
+  // tool_choice names a tool declared in tools[] (scanned there; the upstream refuses any other name): not scanned.
   if (Array.isArray(body.tools)) {
     body.tools.forEach((t, i) => {
-      if (isObj(t)) functionDefinitionTexts(t.function, `tools[${i}].function`, fields);
+      if (!isObj(t)) return;
+      functionDefinitionTexts(t.function, `tools[${i}].function`, fields);
+      customToolTexts(t.custom, `tools[${i}].custom`, fields);
     });
   }
   if (Array.isArray(body.functions)) body.functions.forEach((f, i) => functionDefinitionTexts(f, `functions[${i}]`, fields));
@@ -124,7 +198,7 @@ export function readChatRequest(body: unknown): ChatRequestSummary {
     str(schema.description, 'response_format.json_schema.description', fields);
     json(schema.schema, 'response_format.json_schema.schema', fields);
   }
-  return { model: body.model, stream: body.stream === true, texts: fields.map((f) => f.text), fields };
+  return { model: body.model, stream: body.stream === true, texts: fields.map((f) => f.text), fields, unscanned };
 }
 
 /**
@@ -225,7 +299,10 @@ export function chatStreamTexts(choices: Set<number> = new Set()): StreamTexts {
   return (chunk) =>
     chunkTexts(chunk).map(({ choice, text, path }) => {
       choices.add(choice);
-      return isArgumentsPath(path) ? { key: path, path, text, json: true } : { key: `choices[${choice}]`, path, text };
+      // Each tool call's arguments (JSON) or custom input (free text) on a detection stream of its own.
+      const kind = toolCallStreamKind(path);
+      if (kind) return kind === 'json' ? { key: path, path, text, json: true } : { key: path, path, text };
+      return { key: `choices[${choice}]`, path, text };
     });
 }
 

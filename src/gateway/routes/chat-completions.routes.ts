@@ -6,6 +6,7 @@ import { authOf, requireBearerKey } from '../../management/projects/request-auth
 import type { DetectCategory, DetectionClient, DetectResult } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
+import { noteUnscannedContent } from '../../shared/http/unscanned-content';
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import { blockedStreamTail, chatStreamTexts, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.spec';
@@ -65,7 +66,9 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
     // request's output scans and stream steps are queued, never refused.
     const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: chat.fields, signal: abort.signal });
     setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
+    const unscannable = noteUnscannedContent(request, reply, chat.unscanned, ctx.policy, 'security_block');
     if (input.blocked) throw securityBlock('input', input);
+    if (unscannable) throw unscannable;
 
     let upstream: Dispatcher.ResponseData;
     try {

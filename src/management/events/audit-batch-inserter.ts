@@ -6,9 +6,12 @@ import { eventToJson, sanitizeEvent, type AuditEvent } from './audit-sanitizer';
 
 const COLUMNS = [
   'id', 'organization_id', 'project_id', 'kind', 'path', 'session_id', 'model', 'input_tokens', 'findings', 'blocked',
-  'response_status', 'latency_ms', 'client_ip', 'fail_reason', 'created_at',
+  'response_status', 'latency_ms', 'client_ip', 'fail_reason', 'unscanned_content', 'created_at',
 ];
-const CAST = ['uuid[]', 'uuid[]', 'uuid[]', 'text[]', 'text[]', 'text[]', 'text[]', 'int[]', 'jsonb[]', 'bool[]', 'int[]', 'float8[]', 'text[]', 'text[]', 'timestamptz[]'];
+const CAST = [
+  'uuid[]', 'uuid[]', 'uuid[]', 'text[]', 'text[]', 'text[]', 'text[]', 'int[]', 'jsonb[]', 'bool[]', 'int[]', 'float8[]', 'text[]', 'text[]', 'jsonb[]',
+  'timestamptz[]',
+];
 const INSERT_SQL = `INSERT INTO security_events (${COLUMNS.join(', ')})
   SELECT * FROM unnest(${CAST.map((c, i) => `$${i + 1}::${c}`).join(', ')})
   ON CONFLICT (id) DO NOTHING`;
@@ -108,6 +111,7 @@ export class AuditBatchInserter {
         col((e) => e.latencyMs),
         col((e) => e.clientIp),
         col((e) => e.failReason ?? null),
+        col((e) => (e.unscannedContent && e.unscannedContent.length > 0 ? JSON.stringify(e.unscannedContent) : null)),
         col((e) => e.createdAt.toISOString()),
       ]);
       return undefined;

@@ -28,11 +28,15 @@ export interface AuditEvent {
   clientIp: string | null;
   /** Set when the request failed closed (detection unavailable or timed out). */
   failReason?: FailReason | null;
+  /** JSON paths of request content no detector could read (bounded: boundedPaths); null or absent when none. */
+  unscannedContent?: string[] | null;
   createdAt: Date;
 }
 
 /** Column limits of security_events (the migration's varchar lengths). */
 export const COLUMN_LIMITS = { kind: 32, path: 512, sessionId: 128, model: 200, clientIp: 64 } as const;
+/** unscanned_content: at most this many paths of at most this many characters (the writer bounds them already). */
+const UNSCANNED_LIMITS = { paths: 200, chars: 512 } as const;
 const INT4_MAX = 2_147_483_647;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -62,6 +66,11 @@ function stripNulDeep(value: unknown): unknown {
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return 0;
   return value;
+}
+
+function cleanPaths(paths: unknown): string[] | null {
+  if (!Array.isArray(paths) || paths.length === 0) return null;
+  return paths.slice(0, UNSCANNED_LIMITS.paths).map((p) => cleanText(String(p), UNSCANNED_LIMITS.chars));
 }
 
 function cleanFindings(findings: unknown): RecordedFinding[] {
@@ -96,6 +105,7 @@ export function sanitizeEvent(e: AuditEvent): AuditEvent {
     latencyMs: Number.isFinite(e.latencyMs) ? e.latencyMs : 0,
     clientIp: cleanNullable(e.clientIp, COLUMN_LIMITS.clientIp),
     failReason: e.failReason && FAIL_REASONS.includes(e.failReason) ? e.failReason : null,
+    unscannedContent: cleanPaths(e.unscannedContent),
     createdAt: created,
   };
 }
@@ -120,6 +130,7 @@ const spooledEventSchema = z.object({
   latencyMs: z.number(),
   clientIp: z.string().nullable(),
   failReason: z.enum(['detection_unavailable', 'detection_timeout']).nullable().optional(),
+  unscannedContent: z.array(z.string()).nullable().optional(),
   createdAt: z.iso.datetime({ offset: true }),
 });
 

@@ -15,6 +15,8 @@ export interface AuditDraft {
   blocked?: boolean;
   /** Set when the request failed closed because detection was unavailable or timed out. */
   failReason?: FailReason;
+  /** JSON paths of request content no detector could read (bounded). */
+  unscannedContent?: string[];
 }
 
 declare module 'fastify' {
@@ -103,6 +105,7 @@ export function auditResponses(sinks: AuditSinks) {
       latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
       clientIp: request.ip ?? null,
       failReason: draft.failReason ?? null,
+      unscannedContent: draft.unscannedContent ?? null,
       createdAt: new Date(),
     };
     sinks.writer.record(event);

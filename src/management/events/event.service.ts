@@ -24,6 +24,8 @@ export interface EventView {
   latency_ms: number;
   /** `detection_unavailable` / `detection_timeout` when the request failed closed; null otherwise. */
   fail_reason: string | null;
+  /** JSON paths of request content no detector could read (allowed by the policy, or the reason of the block); [] when none. */
+  unscanned_content: string[];
   created_at: string;
 }
 
@@ -67,7 +69,7 @@ export class EventService {
     const w = where(organizationId, q);
     const [total] = await this.storage.query<{ n: number }>(`SELECT count(*)::int AS n FROM security_events WHERE ${w.sql}`, w.params);
     const rows = await this.storage.query<Record<string, any>>(
-      `SELECT id, project_id, path, session_id, model, input_tokens, findings, blocked, response_status, latency_ms, fail_reason, created_at
+      `SELECT id, project_id, path, session_id, model, input_tokens, findings, blocked, response_status, latency_ms, fail_reason, unscanned_content, created_at
          FROM security_events WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
       w.params,
     );
@@ -85,6 +87,7 @@ export class EventService {
         response_status: r.response_status,
         latency_ms: Number(r.latency_ms),
         fail_reason: r.fail_reason ?? null,
+        unscanned_content: Array.isArray(r.unscanned_content) ? r.unscanned_content : [],
         created_at: isoString(r.created_at),
       })),
     };

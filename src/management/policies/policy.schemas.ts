@@ -9,6 +9,7 @@ import {
   piiRegionsSchema,
   policyModeSchema,
   rateLimitsSchema,
+  unscannableSchema,
 } from '../../shared/policy';
 import { storableText } from '../../shared/storable-text';
 
@@ -99,6 +100,8 @@ export const createPolicySchema = z.strictObject({
   deny_list: matchList.default({ entries: [], match_type: 'contains' }),
   custom_detectors: customDetectors.default([]),
   pii_regions: piiRegionsSchema.default([...DEFAULT_PII_REGIONS]),
+  /** null or absent: automatic (block when any detector blocks). */
+  unscannable: unscannableSchema.nullable().default(null),
   rate_limits: rateLimitsPatchSchema.default({}),
 });
 export type CreatePolicyInput = z.infer<typeof createPolicySchema>;
@@ -112,6 +115,8 @@ export const updatePolicySchema = z.strictObject({
   deny_list: matchList.optional(),
   custom_detectors: customDetectors.optional(),
   pii_regions: piiRegionsSchema.optional(),
+  /** null: back to automatic. */
+  unscannable: unscannableSchema.nullable().optional(),
   rate_limits: rateLimitsPatchSchema.optional(),
 });
 export type UpdatePolicyInput = z.infer<typeof updatePolicySchema>;

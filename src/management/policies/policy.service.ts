@@ -79,6 +79,7 @@ export class PolicyService {
         denyList: input.deny_list,
         customDetectors: input.custom_detectors,
         piiRegions: input.pii_regions,
+        unscannable: input.unscannable,
         rateLimits: mergeRateLimits(DEFAULT_RATE_LIMITS, input.rate_limits),
       });
       return m.save(entity);
@@ -97,6 +98,7 @@ export class PolicyService {
       if (input.deny_list !== undefined) p.denyList = input.deny_list;
       if (input.custom_detectors !== undefined) p.customDetectors = input.custom_detectors;
       if (input.pii_regions !== undefined) p.piiRegions = input.pii_regions;
+      if (input.unscannable !== undefined) p.unscannable = input.unscannable;
       if (input.rate_limits !== undefined) p.rateLimits = mergeRateLimits(p.rateLimits, input.rate_limits);
       p.updatedAt = new Date(); // changes the policy version even when only JSON columns changed
       return m.save(p);
@@ -145,6 +147,7 @@ export class PolicyService {
         denyList: p.denyList,
         customDetectors: p.customDetectors,
         piiRegions: p.piiRegions,
+        unscannable: p.unscannable,
         rateLimits: p.rateLimits,
       });
       return m.save(copy);

@@ -1,7 +1,7 @@
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../../shared/api-key';
 import { unauthenticated } from '../../shared/errors';
-import type { CustomDetector, DetectionPolicy, DetectorEntry, MatchList, PolicyMode, RateLimits } from '../../shared/policy';
-import { DEFAULT_RATE_LIMITS } from '../../shared/policy';
+import type { CustomDetector, DetectionPolicy, DetectorEntry, MatchList, PolicyMode, RateLimits, Unscannable } from '../../shared/policy';
+import { DEFAULT_RATE_LIMITS, effectiveUnscannable } from '../../shared/policy';
 import type { Storage } from '../../storage/data-source';
 
 /** Who is calling, and the policy that applies to them right now. */
@@ -17,6 +17,8 @@ export interface AuthContext {
     inherited: boolean;
     detection: DetectionPolicy;
     rateLimits: RateLimits;
+    /** What happens to request content no detector can read (effectiveUnscannable of the stored policy). */
+    unscannable: Unscannable;
   };
 }
 
@@ -37,6 +39,7 @@ interface Row {
   deny_list: MatchList | null;
   custom_detectors: CustomDetector[] | null;
   pii_regions: string[] | null;
+  unscannable: Unscannable | null;
   rate_limits: Partial<RateLimits> | null;
   policy_updated_at: Date | string | null;
 }
@@ -46,7 +49,7 @@ const LOOKUP_SQL = `
   SELECT p.id AS project_id, p.organization_id, p.name AS project_name, p.key_hash, p.key_prefix, p.is_active,
          p.policy_id AS assigned_policy_id,
          pol.id AS policy_id, pol.name AS policy_name, pol.policy_mode, pol.input_detectors, pol.output_detectors,
-         pol.allow_list, pol.deny_list, pol.custom_detectors, pol.pii_regions, pol.rate_limits, pol.updated_at AS policy_updated_at
+         pol.allow_list, pol.deny_list, pol.custom_detectors, pol.pii_regions, pol.unscannable, pol.rate_limits, pol.updated_at AS policy_updated_at
     FROM projects p
     LEFT JOIN policies pol
       ON pol.organization_id = p.organization_id
@@ -185,6 +188,12 @@ function toContext(row: Row): AuthContext {
         ...(row.pii_regions && row.pii_regions.length > 0 ? { piiRegions: row.pii_regions } : {}),
       },
       rateLimits: { ...DEFAULT_RATE_LIMITS, ...(row.rate_limits ?? {}) },
+      unscannable: effectiveUnscannable({
+        unscannable: row.unscannable,
+        inputDetectors: row.input_detectors ?? [],
+        outputDetectors: row.output_detectors ?? [],
+        customDetectors: row.custom_detectors ?? [],
+      }),
     },
   };
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../errors';
@@ -66,7 +67,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   // body (DELETE and action calls are often sent with the header and nothing else); otherwise fastify's
   // own parser, which rejects __proto__ / constructor.prototype keys, then one linear pass that rejects
   // duplicate keys (the scan would see the last copy, the raw bytes forward both) and nesting deeper than
-  // jsonMaxDepth. The raw bytes are kept. Every JSON route of every app goes through here.
+  // jsonMaxDepth. Bytes that are not valid UTF-8 are refused first (400 invalid_utf8): decoded leniently
+  // they would be scanned as U+FFFD while the raw bytes, forwarded as they are, say something else. The
+  // raw bytes are kept. Every JSON route of every app goes through here.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   const parseJson = app.getDefaultJsonParser('error', 'error');
   const maxDepth = options.jsonMaxDepth ?? DEFAULT_JSON_MAX_DEPTH;
@@ -74,6 +77,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     const raw = body as Buffer;
     request.rawBody = raw;
     if (raw.length === 0) return done(null, undefined);
+    if (!isUtf8(raw)) return done(new AppError('invalid_request', 'Request body is not valid UTF-8', { code: 'invalid_utf8' }), undefined);
     const text = raw.toString('utf8');
     parseJson(request, text, (err, parsed) => {
       if (err) return done(err, undefined);

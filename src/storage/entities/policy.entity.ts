@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { CustomDetector, DetectorEntry, MatchList, PolicyMode, RateLimits } from '../../shared/policy';
+import type { CustomDetector, DetectorEntry, MatchList, PolicyMode, RateLimits, Unscannable } from '../../shared/policy';
 
 @Entity({ name: 'policies' })
 export class PolicyEntity {
@@ -36,6 +36,10 @@ export class PolicyEntity {
   /** ISO 3166-1 alpha-2 codes (pii_regions); the column default is DEFAULT_PII_REGIONS (migration 1764100000000). */
   @Column({ name: 'pii_regions', type: 'jsonb' })
   piiRegions!: string[];
+
+  /** `block` / `allow` for content no detector can read; null = automatic (block when any detector blocks). */
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  unscannable!: Unscannable | null;
 
   @Column({ name: 'rate_limits', type: 'jsonb' })
   rateLimits!: RateLimits;

@@ -68,6 +68,10 @@ export class SecurityEventEntity {
   @Column({ name: 'fail_reason', type: 'varchar', length: 32, nullable: true })
   failReason!: string | null;
 
+  /** JSON paths of request content no detector could read (images, audio, PDFs, file references); null when none. */
+  @Column({ name: 'unscanned_content', type: 'jsonb', nullable: true })
+  unscannedContent!: string[] | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }
