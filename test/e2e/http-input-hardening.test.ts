@@ -99,6 +99,41 @@ describe('HTTP input hardening', () => {
     });
   });
 
+  describe('bodies that are not valid UTF-8 → 400 invalid_utf8', () => {
+    /** A JSON body with `bytes` inside a string value: lenient decoding would scan U+FFFD while forwarding the bytes. */
+    const withBytes = (before: string, bytes: number[], after: string) => Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+    const postBytes = async (url: string, body: Buffer, headers: Record<string, string>) => {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+    };
+    const INVALID: Array<[string, number[]]> = [
+      ['a lone continuation byte', [0x80]],
+      ['a truncated sequence', [0xe2, 0x82]],
+      ['an overlong encoding of "/"', [0xc0, 0xaf]],
+      ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+      ['Latin-1 text', [0x69, 0x67, 0x6e, 0x6f, 0x72, 0xe9]],
+    ];
+
+    it.each(INVALID)('chat completions and the sensor refuse %s; nothing is forwarded', async (_label, bytes) => {
+      const chat = withBytes('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"x', bytes, '"}]}');
+      expect(await postBytes(`${svc.gatewayUrl}/v1/chat/completions`, chat, auth())).toMatchObject(envelope('invalid_utf8'));
+      const messages = withBytes('{"model":"claude-sonnet-4-5","max_tokens":8,"messages":[{"role":"user","content":"x', bytes, '"}]}');
+      expect(await postBytes(`${svc.sensorUrl}/v1/messages`, messages, sensorHeaders())).toMatchObject(messagesEnvelope('invalid_utf8'));
+      expect(openai.received.length + anthropic.received.length).toBe(0);
+    });
+
+    it('on /v1/detect, management REST and GraphQL; valid multi-byte UTF-8 still passes', async () => {
+      const bad = [0xff];
+      expect(await postBytes(`${svc.gatewayUrl}/v1/detect`, withBytes('{"content":"', bad, '"}'), auth())).toMatchObject(envelope('invalid_utf8'));
+      expect(await postBytes(`${svc.gatewayUrl}/v1/policies/`, withBytes('{"name":"', bad, '"}'), auth())).toMatchObject(envelope('invalid_utf8'));
+      expect(await postBytes(`${svc.gatewayUrl}/graphql`, withBytes('{"query":"{ threshold_levels { value } }","x":"', bad, '"}'), auth())).toMatchObject(
+        envelope('invalid_utf8'),
+      );
+      const ok = await postBytes(`${svc.gatewayUrl}/v1/detect`, Buffer.from('{"content":"héllo 日本 😀"}', 'utf8'), auth());
+      expect(ok.status).toBe(200);
+    });
+  });
+
   describe('nesting deeper than JSON_MAX_DEPTH (40 here; default 64) → 400 json_too_deep', () => {
     const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
 

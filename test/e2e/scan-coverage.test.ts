@@ -94,6 +94,10 @@ async function startScriptedOpenAI(): Promise<ScriptedOpenAI> {
 const chat = (messages: Json[], extra: Json = {}): Json => ({ model: 'gpt-4o-mini', messages, ...extra });
 const user = (content: unknown) => ({ role: 'user', content });
 const call = (args: string) => ({ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: args } });
+const customCall = (input: string, name = 'run_sql') => ({ id: 'call_1', type: 'custom', custom: { name, input } });
+const customTool = (custom: Json) => ({ tools: [{ type: 'custom', custom: { name: 'run_sql', ...custom } }] });
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+const filePart = (file: Json) => ({ type: 'file', file });
 
 const CHAT_INPUT: Array<[string, Build]> = [
   ['system message string', (t) => chat([{ role: 'system', content: `Never mention ${t}.` }, user('hi')])],
@@ -166,6 +170,26 @@ const CHAT_INPUT: Array<[string, Build]> = [
     'response_format.json_schema.name',
     (t) => chat([user('answer in JSON')], { response_format: { type: 'json_schema', json_schema: { name: t.replace(/[^a-zA-Z0-9_-]/g, '_'), schema: { type: 'object' } } } }),
   ],
+  ['tools[].custom.description', (t) => chat([user('hi')], customTool({ description: `Runs SQL about ${t}` }))],
+  ['tools[].custom.name', (t) => chat([user('hi')], { tools: [{ type: 'custom', custom: { name: t.replace(/[^a-zA-Z0-9_-]/g, '_') } }] })],
+  [
+    'tools[].custom.format (grammar definition)',
+    (t) => chat([user('hi')], customTool({ format: { type: 'grammar', grammar: { syntax: 'lark', definition: `start: "SELECT " NAME\n// ${t}\nNAME: /[a-z]+/` } } })),
+  ],
+  [
+    'assistant tool_calls[].custom.input',
+    (t) => chat([user('query it'), { role: 'assistant', content: null, tool_calls: [customCall(`SELECT * FROM ${t}`)] }, { role: 'tool', tool_call_id: 'call_1', content: 'rows' }]),
+  ],
+  [
+    'assistant tool_calls[].custom.name',
+    (t) => chat([user('q'), { role: 'assistant', content: null, tool_calls: [customCall('x', t.replace(/[^a-zA-Z0-9_-]/g, '_'))] }, { role: 'tool', tool_call_id: 'call_1', content: 'ok' }]),
+  ],
+  ['a text/plain file part (data URL)', (t) => chat([user([filePart({ file_data: `data:text/plain;base64,${b64(`Notes: ${t}`)}`, filename: 'notes.txt' }), { type: 'text', text: 'Summarise' }])])],
+  ['a markdown file part (bare base64, .md filename)', (t) => chat([user([filePart({ file_data: b64(`# Title\n\n- ${t}\n`), filename: 'README.md' }), { type: 'text', text: 'Summarise' }])])],
+  ['a CSV file part', (t) => chat([user([filePart({ file_data: `data:text/csv;base64,${b64(`a,b\n1,${t}\n`)}` })])])],
+  ['a JSON file part', (t) => chat([user([filePart({ file_data: `data:application/json;base64,${b64(JSON.stringify({ note: t }))}` })])])],
+  ['an HTML file part', (t) => chat([user([filePart({ file_data: `data:text/html;base64,${b64(`<p>${t}</p>`)}` })])])],
+  ['a file part without a type (sniffed as UTF-8 text)', (t) => chat([user([filePart({ file_data: b64(`plain ${t}`) })])])],
   [
     'response_format.json_schema.description',
     (t) => chat([user('answer in JSON')], { response_format: { type: 'json_schema', json_schema: { name: 'answer', description: `About ${t}`, schema: { type: 'object' } } } }),
@@ -178,6 +202,7 @@ const CHAT_OUTPUT_JSON: Array<[string, (t: string) => Json]> = [
   ['response refusal', (t) => ({ refusal: `I will not reveal ${t}.` })],
   ['response tool_calls[].function.arguments', (t) => ({ tool_calls: [call(JSON.stringify({ query: t }))] })],
   ['response legacy function_call.arguments', (t) => ({ function_call: { name: 'lookup', arguments: JSON.stringify({ q: t }) } })],
+  ['response tool_calls[].custom.input', (t) => ({ tool_calls: [customCall(`SELECT * FROM ${t}`)] })],
 ];
 
 const PREAMBLE = 'This is a long and perfectly harmless introduction that the client may receive early. '.repeat(5); // > window
@@ -195,6 +220,13 @@ const CHAT_OUTPUT_STREAM: Array<[string, (t: string) => Json[]]> = [
     (t) => [
       { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '' } }] },
       ...split3(JSON.stringify({ query: t })).map((p) => ({ tool_calls: [{ index: 0, function: { arguments: p } }] })),
+    ],
+  ],
+  [
+    'streamed custom tool call input (plain text) split across three chunks',
+    (t) => [
+      { tool_calls: [{ index: 0, id: 'call_1', type: 'custom', custom: { name: 'run_sql', input: '' } }] },
+      ...split3(`SELECT * FROM ${t} LIMIT 1`).map((p) => ({ tool_calls: [{ index: 0, custom: { input: p } }] })),
     ],
   ],
 ];
@@ -220,6 +252,14 @@ const MESSAGES_INPUT: Array<[string, Build]> = [
   [
     'document block with a text source',
     (t) => msgs([user([{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: `Report: ${t}` } }, { type: 'text', text: 'Summarise' }])]),
+  ],
+  [
+    'document block with a base64 text/plain source',
+    (t) => msgs([user([{ type: 'document', source: { type: 'base64', media_type: 'text/plain', data: b64(`Report: ${t}`) } }, { type: 'text', text: 'Summarise' }])]),
+  ],
+  [
+    'base64 markdown document inside a tool_result',
+    (t) => msgs([user('read'), toolUse({}), toolResult([{ type: 'document', source: { type: 'base64', media_type: 'text/markdown', data: b64(`## Notes\n${t}`) } }])]),
   ],
   [
     'document block with a content source',
