@@ -53,7 +53,7 @@ const SPEC_TYPES = [
 
 const POLICY_FIELDS = [
   'id', 'name', 'policy_mode', 'is_default', 'input_detectors', 'output_detectors', 'allow_list', 'deny_list',
-  'custom_detectors', 'pii_regions', 'rate_limits', 'created_at', 'updated_at',
+  'custom_detectors', 'pii_regions', 'unscannable', 'effective_unscannable', 'rate_limits', 'created_at', 'updated_at',
 ].sort();
 const PROJECT_FIELDS = [
   'id', 'name', 'key_prefix', 'environment', 'policy_id', 'policy_name', 'uses_default_policy', 'is_active', 'created_at', 'last_used_at',
