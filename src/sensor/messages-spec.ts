@@ -44,7 +44,10 @@ export function blockTexts(block: Json, path: string, out: TextField[]): void {
 }
 
 function walk(block: Json, path: string, out: Out, depth = 0): void {
-  if (depth > MAX_DEPTH) return json(block, path, out);
+  if (depth > MAX_DEPTH) {
+    json(block, path, out);
+    return deepAttachments(block, path, out);
+  }
   if (typeof block === 'string') return text(block, path, out);
   if (Array.isArray(block)) {
     block.forEach((b, i) => walk(b, indexPath(path, i), out, depth + 1));
@@ -86,6 +89,16 @@ function walk(block: Json, path: string, out: Out, depth = 0): void {
         else walk(v, at(k), out, depth + 1);
       }
   }
+}
+
+/** Images and documents inside a subtree scanned as JSON text: still reported, or decoded (documentTexts). */
+function deepAttachments(v: Json, path: string, out: Out): void {
+  if (Array.isArray(v)) return v.forEach((x, i) => deepAttachments(x, indexPath(path, i), out));
+  if (!isObject(v)) return;
+  if (v.type === 'image') return void out.unscanned.push(childPath(path, 'source'));
+  const source = v.source;
+  if (v.type === 'document' && isObject(source) && source.type !== 'text' && source.type !== 'content') return documentTexts(v, path, out, MAX_DEPTH);
+  for (const [k, x] of Object.entries(v)) deepAttachments(x, childPath(path, k), out);
 }
 
 function documentTexts(block: Record<string, Json>, path: string, out: Out, depth: number): void {

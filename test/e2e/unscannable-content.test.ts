@@ -103,7 +103,8 @@ describe('unscannable content and inline files', () => {
     });
 
     it('sensor: blocks a base64 text document with the term; forwards a benign one byte for byte', async () => {
-      const doc = (text: string) => ({ type: 'document' as const, source: { type: 'base64' as const, media_type: 'text/plain' as const, data: b64(text) } });
+      // The SDK types a base64 document as a PDF; the wire accepts any media type, and text is what is decoded.
+      const doc = (text: string) => ({ type: 'document', source: { type: 'base64', media_type: 'text/plain', data: b64(text) } }) as unknown as Anthropic.DocumentBlockParam;
       const err = await caught(anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: [doc('see zebra-quartz-77'), { type: 'text', text: 'Summarise' }] }] }));
       expect(err).toBeInstanceOf(Anthropic.PermissionDeniedError);
       expect(anthropicUpstream.received).toHaveLength(0);

@@ -203,3 +203,17 @@ describe('unscannable: the effective default and the bounded path lists', () => 
     expect(boundedPaths(['x'.repeat(50)], 10)).toEqual(['+1']);
   });
 });
+
+describe('messages API: attachments nested deeper than the block-by-block walk', () => {
+  it('reports an image and decodes a text document inside a subtree scanned as JSON text', () => {
+    let content: unknown[] = [
+      { type: 'image', source: { type: 'url', url: 'https://e.x/i.png' } },
+      { type: 'document', source: { type: 'base64', media_type: 'text/plain', data: b64('deep text') } },
+    ];
+    for (let i = 0; i < 12; i++) content = [{ type: 'tool_result', tool_use_id: `t${i}`, content }];
+    const r = readMessagesRequest({ model: 'claude', max_tokens: 5, messages: [{ role: 'user', content }] });
+    const nested = 'messages[0].content' + '[0].content'.repeat(12);
+    expect(r.unscanned).toEqual([`${nested}[0].source`]);
+    expect(r.fields).toContainEqual({ path: `${nested}[1].source.data#decoded`, text: 'deep text' });
+  });
+});
