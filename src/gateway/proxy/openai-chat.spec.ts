@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors';
 import { indexPath, type TextField } from '../../shared/explain/field-layout';
-import { inlineFileContent, parseDataUrl } from '../../shared/content/file-content';
+import { partAttachments } from './openai-attachments';
 import type { StreamTexts } from './stream-guard';
 
 /**
@@ -46,35 +46,6 @@ function contentTexts(content: Json | undefined, path: string, out: Out, unscann
       else if (isObj(part.file)) str(part.file.filename, `${at}.file.filename`, out);
     }
   });
-}
-
-function partAttachments(part: Record<string, Json>, at: string, out: Out, unscanned: string[]): void {
-  switch (part.type) {
-    case 'text':
-    case 'refusal':
-      return;
-    case 'file':
-      return fileTexts(part.file, `${at}.file`, out, unscanned);
-    case 'image_url':
-    case 'input_audio':
-      return void unscanned.push(`${at}.${part.type}`);
-    default:
-      // An untyped text part was read above; anything else is a part kind nothing here can read.
-      if (typeof part.text !== 'string' && typeof part.refusal !== 'string') unscanned.push(at);
-  }
-}
-
-/** `{file_data: "data:<type>;base64,..." | "<base64>", file_id, filename}` of a file part. */
-function fileTexts(file: Json | undefined, path: string, out: Out, unscanned: string[]): void {
-  if (!isObj(file)) return;
-  const filename = typeof file.filename === 'string' ? file.filename : undefined;
-  str(filename, `${path}.filename`, out);
-  if (typeof file.file_data === 'string' && file.file_data.length > 0) {
-    const url = parseDataUrl(file.file_data);
-    const data = url ? { data: url.data, base64: url.base64, mediaType: url.mediaType } : { data: file.file_data, base64: true, mediaType: '' };
-    inlineFileContent({ path: `${path}.file_data`, filename, ...data }, out, unscanned);
-  }
-  if (typeof file.file_id === 'string') unscanned.push(`${path}.file_id`);
 }
 
 /**
