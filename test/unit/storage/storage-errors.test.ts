@@ -1,6 +1,6 @@
 import { QueryFailedError } from 'typeorm';
 import { failReasonOfError, failReasonOfResult } from '../../../src/management/events/audit.hook';
-import { cleanText, sanitizeEvent } from '../../../src/management/events/audit-sanitizer';
+import { cleanText, eventFromJson, eventToJson, sanitizeEvent } from '../../../src/management/events/audit-sanitizer';
 import { AppError } from '../../../src/shared/errors';
 import { classifyStorageError, errorCodeOf } from '../../../src/storage/storage-errors';
 
@@ -64,5 +64,18 @@ describe('sanitizeEvent', () => {
     expect(e.latencyMs).toBe(0);
     expect(Number.isNaN(e.createdAt.getTime())).toBe(false);
     expect(cleanText('ab\u0000c', 2)).toBe('ab');
+  });
+
+  it('unscanned_content: NUL stripped, at most 200 paths of 512 characters, empty → null; kept through the spool', () => {
+    const base = {
+      organizationId: null, projectId: null, kind: 'request' as const, path: '/v1/messages', sessionId: null, model: null, inputTokens: null,
+      findings: [], blocked: false, responseStatus: 200, latencyMs: 1, clientIp: null, createdAt: new Date(),
+    };
+    const e = sanitizeEvent({ ...base, unscannedContent: ['messages[0].content[0].source\u0000', 'x'.repeat(600), ...Array.from({ length: 300 }, () => 'p')] });
+    expect(e.unscannedContent).toHaveLength(200);
+    expect(e.unscannedContent!.slice(0, 2)).toEqual(['messages[0].content[0].source', 'x'.repeat(512)]);
+    expect(sanitizeEvent({ ...base, unscannedContent: [] }).unscannedContent).toBeNull();
+    expect(sanitizeEvent(base).unscannedContent).toBeNull();
+    expect(eventFromJson(JSON.stringify(eventToJson(e)))?.unscannedContent).toEqual(e.unscannedContent);
   });
 });
