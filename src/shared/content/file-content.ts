@@ -60,28 +60,21 @@ function kindOfFilename(filename: string | undefined): Kind {
 /** The bytes as text when they are valid UTF-8 without NUL; null otherwise. */
 const asText = (bytes: Buffer): string | null => (isUtf8(bytes) && !bytes.includes(0) ? bytes.toString('utf8') : null);
 
-/** A base64 character of the standard or the URL-safe alphabet. */
-const isBase64Char = (c: number) =>
-  (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f || c === 0x2d || c === 0x5f;
-const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+/** Base64 of the standard or the URL-safe alphabet, at most two padding characters at the end. */
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const SPACE = /[\t\n\r ]/;
 
 /**
  * Strict base64 (standard or URL-safe alphabet, padding optional, ASCII whitespace ignored): the
  * lenient Buffer decoder would skip invalid characters, and the scan would then read other bytes than
- * the upstream. Invalid → 400 invalid_request_error (code invalid_base64), naming the field.
+ * the upstream. Invalid → 400 invalid_request (code invalid_base64), naming the field. One
+ * linear regular expression (about 3 ms per MB), then Buffer's decoder.
  */
 export function decodeBase64(data: string, path: string): Buffer {
-  let n = 0;
-  let padding = 0;
-  for (let i = 0; i < data.length; i++) {
-    const c = data.charCodeAt(i);
-    if (isSpace(c)) continue;
-    if (c === 0x3d) padding++;
-    else if (padding > 0 || !isBase64Char(c)) throw invalidBase64(path);
-    n++;
-  }
-  if (padding > 2 || (padding > 0 && n % 4 !== 0) || n % 4 === 1) throw invalidBase64(path);
-  return Buffer.from(data, 'base64');
+  const compact = SPACE.test(data) ? data.replace(/[\t\n\r ]+/g, '') : data;
+  const n = compact.length;
+  if (!BASE64.test(compact) || n % 4 === 1 || (compact.endsWith('=') && n % 4 !== 0)) throw invalidBase64(path);
+  return Buffer.from(compact, 'base64');
 }
 
 function invalidBase64(path: string): AppError {
