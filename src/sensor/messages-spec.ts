@@ -79,6 +79,8 @@ function walk(block: Json, path: string, out: Out, depth = 0): void {
       return text(block.thinking, at('thinking'), out);
     case 'image':
       return void out.unscanned.push(at('source'));
+    case 'container_upload':
+      return void out.unscanned.push(at('file_id')); // a file handed to the code-execution container
     case 'redacted_thinking':
       return; // encrypted: nothing a text detector can read
     default:

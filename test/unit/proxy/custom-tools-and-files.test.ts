@@ -157,6 +157,7 @@ describe('messages API documents and images', () => {
       doc({ type: 'file', file_id: 'file_1' }),
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: b64('x') } },
       { type: 'tool_result', tool_use_id: 't', content: [doc({ type: 'base64', media_type: 'text/csv', data: b64('a,b') }), { type: 'image', source: { type: 'url', url: 'https://e.x/i.png' } }] },
+      { type: 'container_upload', file_id: 'file_2' },
     ]);
     const r = readMessagesRequest(body);
     expect(r.fields.filter((f) => f.path.endsWith('#decoded'))).toEqual([
@@ -170,6 +171,7 @@ describe('messages API documents and images', () => {
       'messages[0].content[3].source',
       'messages[0].content[4].source',
       'messages[0].content[5].content[1].source',
+      'messages[0].content[6].file_id',
     ]);
   });
 
