@@ -67,19 +67,17 @@ describe('unscannable content and inline files', () => {
     expect(set.json).toMatchObject({ unscannable: null, effective_unscannable: 'block' });
   });
 
-  const chatWith = (content: OpenAI.Chat.ChatCompletionContentPart[]) =>
-    openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }).withResponse();
+  /** A chat request, tagged with a session id when its audit event is read back. */
+  const chatWith = (content: OpenAI.Chat.ChatCompletionContentPart[], session?: string) =>
+    openai.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }, session ? { headers: { 'x-agent-session-id': session } } : {})
+      .withResponse();
   const caught = <T>(p: Promise<T>) => p.then(() => { throw new Error('expected an error'); }, (e: unknown) => e);
 
-  const eventCount = async (path: string): Promise<number> => (await rest.get(`/v1/events/?path=${encodeURIComponent(path)}&limit=1`)).json.count;
-
-  /** The newest audit event of `path` once there are more than `before` (REST), and the same event through GraphQL. */
-  async function lastEvent(path: string, before: number): Promise<{ rest: Json; gql: Json }> {
-    const restEvent = await until(async () => {
-      const r = await rest.get(`/v1/events/?path=${encodeURIComponent(path)}&limit=1`);
-      return r.json.count > before ? (r.json.results[0] as Json) : undefined;
-    });
-    const page = await gql.data('query($path: String) { events(path: $path, limit: 1) { results { id unscanned_content blocked response_status } } }', { path });
+  /** The audit event of the one request sent with session id `session`, once written (REST), and the same event through GraphQL. */
+  async function eventOf(session: string): Promise<{ rest: Json; gql: Json }> {
+    const restEvent = await until(async () => (await rest.get(`/v1/events/?session_id=${session}`)).json.results[0] as Json | undefined);
+    const page = await gql.data('query($session: String) { events(session_id: $session) { results { id unscanned_content blocked response_status } } }', { session });
     return { rest: restEvent, gql: page.events.results[0] };
   }
 
@@ -176,10 +174,9 @@ describe('unscannable content and inline files', () => {
     });
 
     it('a detector block wins over the unscannable block; the event lists the unscanned paths', async () => {
-      const before = await eventCount('/v1/chat/completions');
-      const err = await caught(chatWith([{ type: 'image_url', image_url: { url: PNG } }, { type: 'text', text: 'mail jane.roe@acme-corp.com' }]));
+      const err = await caught(chatWith([{ type: 'image_url', image_url: { url: PNG } }, { type: 'text', text: 'mail jane.roe@acme-corp.com' }], 'unscannable-detector-wins'));
       expect((err as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toMatchObject({ code: 'input_blocked' });
-      const { rest: event } = await lastEvent('/v1/chat/completions', before);
+      const { rest: event } = await eventOf('unscannable-detector-wins');
       expect(event).toMatchObject({ blocked: true, response_status: 403, unscanned_content: ['messages[0].content[0].image_url'] });
     });
 
@@ -201,35 +198,36 @@ describe('unscannable content and inline files', () => {
     });
 
     it('chat completions: forwarded unchanged with X-Risk-Unscanned-Content; the event (REST and GraphQL) lists the paths', async () => {
-      const before = await eventCount('/v1/chat/completions');
-      const { data, response } = await chatWith([
-        { type: 'text', text: 'Compare these' },
-        { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
-        { type: 'file', file: { file_data: PDF, filename: 'report.pdf' } },
-      ]);
+      const { data, response } = await chatWith(
+        [
+          { type: 'text', text: 'Compare these' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          { type: 'file', file: { file_data: PDF, filename: 'report.pdf' } },
+        ],
+        'unscannable-allow-chat',
+      );
       expect(data.choices[0]!.message.content).toBe('Hello from the fake upstream.');
       expect(response.headers.get('x-risk-blocked')).toBe('false');
       const paths = ['messages[0].content[1].image_url', 'messages[0].content[2].file.file_data'];
       expect(response.headers.get('x-risk-unscanned-content')).toBe(paths.join(','));
       expect(JSON.parse(openaiUpstream.received[0]!.body.toString()).messages[0].content[2].file.file_data).toBe(PDF);
-      const event = await lastEvent('/v1/chat/completions', before);
+      const event = await eventOf('unscannable-allow-chat');
       expect(event.rest).toMatchObject({ blocked: false, response_status: 200, unscanned_content: paths });
       expect(event.gql).toEqual({ id: event.rest.id, unscanned_content: paths, blocked: false, response_status: 200 });
     });
 
     it('sensor: an image passes with the header, and its event says so', async () => {
-      const before = await eventCount('/v1/messages');
       const { response } = await anthropic.messages
         .create({
           model: 'claude-sonnet-4-5',
           max_tokens: 16,
           messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } }, { type: 'text', text: 'Describe' }] }],
-        })
+        }, { headers: { 'x-agent-session-id': 'unscannable-allow-sensor' } })
         .withResponse();
       expect(response.status).toBe(200);
       expect(response.headers.get('x-risk-unscanned-content')).toBe('messages[0].content[0].source');
       expect(anthropicUpstream.received).toHaveLength(1);
-      const event = await lastEvent('/v1/messages', before);
+      const event = await eventOf('unscannable-allow-sensor');
       expect(event.rest.unscanned_content).toEqual(['messages[0].content[0].source']);
       expect(event.gql.unscanned_content).toEqual(['messages[0].content[0].source']);
     });
