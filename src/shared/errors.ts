@@ -89,6 +89,16 @@ export const storageUnavailable = (cause?: unknown) =>
     cause,
   });
 
+/** Seconds a client is told to wait (Retry-After) when it reached an instance that is shutting down. */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+
+/** The request reached an instance that is closing (draining in-flight requests): retry, on another instance. */
+export const shuttingDown = () =>
+  new AppError('service_unavailable', 'The server is shutting down: retry the request', {
+    code: 'shutting_down',
+    details: { retry_after: SHUTDOWN_RETRY_AFTER_SECONDS },
+  });
+
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }

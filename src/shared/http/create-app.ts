@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { AppError } from '../errors';
+import { AppError, shuttingDown } from '../errors';
 import type { Logger } from '../logger';
 import { serializeReply, serializeRequest } from '../logger';
 import { installErrorHandling, jsonStructureError, sendError, writeClientError, type EnvelopeStyle } from './error-handler';
@@ -53,7 +53,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     logController: new OneLineRequestLog({ requestIdLogLabel: 'requestId' }),
-    return503OnClosing: true,
+    // While closing, fastify's own 503 body is not the spec's envelope: answered by the hook below instead.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Node answers an HTTP/1.1 request without Host itself, with an empty 400: checked below instead.
     http: { requireHostHeader: false },
@@ -85,8 +86,19 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       return problem ? done(jsonStructureError(problem), undefined) : done(null, parsed);
     });
   });
+  // Set when close() starts (preClose runs before the server stops listening): a request that still
+  // arrives (pipelined, or on a busy keep-alive connection) is answered 503 shutting_down, connection closed.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', String(request.id));
+    if (closing) {
+      void reply.header('connection', 'close');
+      throw shuttingDown();
+    }
     // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 does not, and is served without one.
     if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1 && request.host === '') {
       throw new AppError('invalid_request', 'An HTTP/1.1 request must carry a Host header', { code: 'missing_host' });
