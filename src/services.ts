@@ -187,6 +187,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         detection: detectionClient,
         anthropicBaseUrl: config.ANTHROPIC_BASE_URL,
         streamWindowChars: config.STREAM_SCAN_WINDOW_CHARS,
+        upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
         audit: sinks,
         probes,
         health,

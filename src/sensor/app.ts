@@ -18,6 +18,8 @@ export interface SensorDeps {
   anthropicBaseUrl: string;
   /** Characters of context the stream scanner keeps (STREAM_WINDOW_CHARS). */
   streamWindowChars: number;
+  /** UPSTREAM_TIMEOUT_MS, for /v1/messages too. */
+  upstreamTimeoutMs?: number;
   audit: AuditSinks;
   probes: Record<string, HealthProbe>;
   /** Degradable probes and extra fields of /health. */
@@ -36,6 +38,7 @@ export function buildSensorApp(deps: SensorDeps): FastifyInstance {
     audit: deps.audit,
     upstreamBaseUrl: deps.anthropicBaseUrl,
     streamWindowChars: deps.streamWindowChars,
+    upstreamTimeoutMs: deps.upstreamTimeoutMs,
     limits: deps.limits,
   });
   return app;

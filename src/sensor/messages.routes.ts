@@ -8,7 +8,7 @@ import { AppError } from '../shared/errors';
 import { renderError } from '../shared/http/error-handler';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
 import { noteUnscannedContent } from '../shared/http/unscanned-content';
-import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP } from '../shared/http/upstream';
+import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP, upstreamTransportError } from '../shared/http/upstream';
 import { readMessagesRequest } from './messages-spec';
 import { messagesResponseFields, messagesStreamTexts } from './messages-response';
 import { meterStream, svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
@@ -27,6 +27,8 @@ export interface MessagesRouteDeps {
   upstreamBaseUrl: string;
   /** Characters of context the stream scanner keeps: text is released this far behind the upstream. */
   streamWindowChars: number;
+  /** UPSTREAM_TIMEOUT_MS: wait for the upstream's headers, and between its body bytes. */
+  upstreamTimeoutMs?: number;
   limits?: LimitsService;
 }
 
@@ -94,12 +96,12 @@ async function forward(f: { deps: MessagesRouteDeps; request: FastifyRequest; re
       headers: upstreamHeaders(request.headers),
       body: request.rawBody ?? Buffer.alloc(0),
       signal: abort.signal,
-      headersTimeout: 600_000,
-      bodyTimeout: 600_000,
+      headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
+      bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
     });
   } catch (err) {
     request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'upstream unreachable');
-    throw new AppError('internal_error', 'The upstream provider could not be reached', { code: 'upstream_unavailable', status: 502 });
+    throw upstreamTransportError(err);
   }
   const policy = authOf(request).policy.detection;
   if (!scansOutput(policy)) return relay(reply, upstream, upstream.body);
