@@ -150,6 +150,10 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
   'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   'grpc-node.max_session_memory': DETECTION_SESSION_MEMORY_MB,
+  // DetectStream's channel reconnects within a second of detection coming back (grpc-js' default
+  // backoff grows to 120 s: streams kept failing closed for seconds after a restart of detection).
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 1_000,
 };
 
 const detectMethod = detectionMethod<ProtoDetectRequest, ProtoDetectResponse>('Detect');

@@ -1,46 +1,13 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic';
+import { MAIN, run, waitFor } from '../helpers/main-process';
 import { postJson } from '../helpers/services';
 
 /**
  * The shipped program as an operator runs it: `node dist/main.js …` (built by `npm test` before jest).
  */
-const ROOT = resolve(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'main.js');
-
-interface Proc {
-  child: ChildProcessWithoutNullStreams;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function run(args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function waitFor(fn: () => RegExpMatchArray | null, what: string, ms = 20000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const m = fn();
-    if (m) return m;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 const ports = { PORT: '0', SENSOR_PORT: '0', DETECTION_ADDRESS: '127.0.0.1:0' };
 
 beforeAll(() => {

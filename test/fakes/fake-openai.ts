@@ -17,6 +17,8 @@ export interface FakeOpenAI {
   errorBody: Record<string, unknown> | null;
   /** Milliseconds between stream events. */
   chunkDelayMs: number;
+  /** Milliseconds before a JSON answer is sent (holds the request in flight). */
+  jsonDelayMs: number;
   /** Set when the client of the fake went away before the answer ended. */
   aborted: number;
   /** Extra fields of the JSON answer's message (reasoning_content, annotations, ...); null for none. */
@@ -33,7 +35,7 @@ export interface FakeOpenAI {
 const ID = 'chatcmpl-fake123';
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
-  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, errorBody: null, chunkDelayMs: 1, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '' } as unknown as FakeOpenAI;
+  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, errorBody: null, chunkDelayMs: 1, jsonDelayMs: 0, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '' } as unknown as FakeOpenAI;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -56,7 +58,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
           choices: [choice],
           usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
         });
-        res.end(fake.lastSent);
+        if (fake.jsonDelayMs > 0) setTimeout(() => res.end(fake.lastSent), fake.jsonDelayMs);
+        else res.end(fake.lastSent);
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_fake_stream' });

@@ -30,7 +30,7 @@ function write(res: ServerResponse, pieces: Buffer[], ending: 'end' | 'destroy' 
     if (res.destroyed) return;
     if (i < pieces.length) {
       res.write(pieces[i++]);
-      return void (i % 4 === 0 ? setTimeout(tick, 1) : setImmediate(tick));
+      return void (i % 16 === 0 ? setTimeout(tick, 1) : setImmediate(tick));
     }
     if (ending === 'end') res.end();
     else if (ending === 'destroy') res.destroy();

@@ -23,7 +23,9 @@ const objectsOf = (value: Json): Array<{ [k: string]: Json }> => {
 };
 
 const DEEP_MARK = '__fuzz_deep__';
-const DEEP_RE = new RegExp(`"${DEEP_MARK}(\\d+)"`, 'g');
+/** Bodies stay around the gateway's 10 MiB limit (a little over it is a 413 case), never unbounded. */
+const MAX_BODY_CHARS = 11_000_000;
+const DEEP_RE = new RegExp(`"${DEEP_MARK}(\\d+)"`); // the first one only: a cloned marker stays a string
 
 const WEIRD_TEXT = [
   'a\u0000b', '\ud800', 'x\udfffy', '\u{E0049}\u{E0067}\u{E006E}\u{E006F}\u{E0072}\u{E0065}', '\ufeff', 'e\u0301'.repeat(50),
@@ -32,7 +34,7 @@ const WEIRD_TEXT = [
 ];
 
 function swapValue(rng: Rng, current: Json): Json {
-  const options: Json[] = [null, true, 0, -1, 1e308, -0, 3.5, '', 'x', [], {}, [current], { value: current }, String(current), 12345678901234567890];
+  const options: Json[] = [null, true, 0, -1, 1e308, -0, 3.5, '', 'x', [], {}, [current], { value: current }, JSON.stringify(current) ?? 'undefined', 12345678901234567890];
   return rng.pick(options);
 }
 
@@ -76,7 +78,7 @@ const STRUCTURAL: Array<[string, (rng: Rng, root: Json) => Json]> = [
   }],
   ['huge_string', (rng, root) => {
     const strings = slots(root).filter((s) => typeof (s.parent as Record<string | number, Json>)[s.key] === 'string');
-    const size = rng.chance(0.01) ? rng.pick([2_000_000, 6_000_000]) : rng.chance(0.1) ? rng.pick([100_000, 300_000]) : rng.pick([1_000, 10_000, 30_000]);
+    const size = rng.chance(0.003) ? rng.pick([2_000_000, 6_000_000]) : rng.chance(0.03) ? rng.pick([100_000, 300_000]) : rng.pick([1_000, 10_000, 30_000]);
     if (strings.length) { const s = rng.pick(strings); (s.parent as Record<string | number, Json>)[s.key] = hugeString(rng, size); }
     return root;
   }],
@@ -100,9 +102,9 @@ const STRUCTURAL: Array<[string, (rng: Rng, root: Json) => Json]> = [
     const arrays = [root, ...slots(root).map((s) => (s.parent as Record<string | number, Json>)[s.key] as Json)].filter(Array.isArray) as Json[][];
     if (arrays.length) {
       const a = rng.pick(arrays);
-      const n = rng.pick([100, 1000, 20000]);
+      const n = rng.chance(0.05) ? 20000 : rng.pick([10, 100, 1000]);
       const item = a.length && JSON.stringify(a[0]).length * n < 4_000_000 ? (a[0] as Json) : 'x';
-      for (let i = 0; i < n; i++) a.push(item);
+      for (let i = 0; i < n; i++) a.push(structuredClone(item));
     }
     return root;
   }],
@@ -152,7 +154,9 @@ export function mutateJson(rng: Rng, valid: unknown): Mutated {
     root = fn(rng, root);
     names.push(name);
   }
-  let text = JSON.stringify(root).replace(DEEP_RE, (_m, n: string) => '['.repeat(Number(n)) + '1' + ']'.repeat(Number(n)));
+  let text = JSON.stringify(root);
+  if (text.length > MAX_BODY_CHARS) (text = text.slice(0, MAX_BODY_CHARS), names.push('cut_to_bound'));
+  text = text.replace(DEEP_RE, (_m, n: string) => '['.repeat(Number(n)) + '1' + ']'.repeat(Number(n)));
   if (rng.chance(0.15)) (text = duplicateKey(rng, text), names.push('duplicate_key'));
   let body: Buffer = Buffer.from(text);
   if (names.length === 0 || rng.chance(0.3)) {

@@ -91,7 +91,12 @@ export async function runFuzz(stack: FuzzStack, options: FuzzOptions): Promise<F
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next++]!;
-      const { failure, key, ms } = await runCase(stack, job.target, options.seed, job.index, options.timeoutMs);
+      const { failure, key, ms } = await runCase(stack, job.target, options.seed, job.index, options.timeoutMs).catch((err: unknown) => ({
+        // A bug of the fuzzer itself: reported like any failure (with its reproduction), the run goes on.
+        failure: { target: job.target.name, index: job.index, caseSeed: caseSeed(options.seed, job.target.name, job.index), reason: `fuzzer error: ${String(err)}`, mutations: [], request: '', answer: '' },
+        key: 'fuzzer_error',
+        ms: 0,
+      }));
       const h = (report.histogram[job.target.name] ??= {});
       h[key] = (h[key] ?? 0) + 1;
       report.slowestMs[job.target.name] = Math.max(report.slowestMs[job.target.name] ?? 0, Math.round(ms));

@@ -31,7 +31,7 @@ function openaiEvents(rng: Rng): unknown[] {
   const choice = (delta: unknown, finish: string | null = null, index = 0) => ({ ...base, choices: [{ index, delta, finish_reason: finish }] });
   const events: unknown[] = [choice({ role: 'assistant', content: '' })];
   for (let i = rng.range(1, 6); i > 0; i--) {
-    const text = rng.chance(0.02) ? hugeString(rng, rng.pick([100_000, 1_000_000])) : rng.pick(TEXTS);
+    const text = rng.chance(0.004) ? hugeString(rng, rng.pick([100_000, 1_000_000])) : rng.pick(TEXTS);
     const index = rng.chance(0.05) ? rng.pick([1, 2, 127, 128, 200]) : 0;
     const delta = rng.pick([
       { content: text }, { reasoning_content: text }, { refusal: text }, { reasoning: text },
@@ -51,7 +51,7 @@ function anthropicEvents(rng: Rng): unknown[] {
     { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
   ];
   for (let i = rng.range(1, 6); i > 0; i--) {
-    const text = rng.chance(0.02) ? hugeString(rng, rng.pick([100_000, 1_000_000])) : rng.pick(TEXTS);
+    const text = rng.chance(0.004) ? hugeString(rng, rng.pick([100_000, 1_000_000])) : rng.pick(TEXTS);
     events.push(rng.pick([
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } },
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: text } },
@@ -105,8 +105,10 @@ function sseBytes(rng: Rng, api: Api): Buffer {
 function splitAnywhere(rng: Rng, bytes: Buffer): Buffer[] {
   if (rng.chance(0.3)) return [bytes];
   const pieces: Buffer[] = [];
+  // Tiny pieces for small answers; at most ~300 pieces for a large one (the split, not the upstream's speed, is under test).
+  const floor = Math.ceil(bytes.length / 300);
   for (let at = 0; at < bytes.length; ) {
-    const n = rng.chance(0.5) ? rng.range(1, 8) : rng.range(1, 2048);
+    const n = Math.max(floor, rng.chance(0.5) ? rng.range(1, 8) : rng.range(1, 2048));
     pieces.push(bytes.subarray(at, at + n));
     at += n;
   }
