@@ -9,7 +9,7 @@ import { postJson, startTestServices, type TestServices } from '../helpers/servi
  * UPSTREAM_TIMEOUT_MS → 504 upstream_timeout, on the chat-completions proxy and on the sensor alike
  * (the sensor waited a hard-coded 600 s before). Always the spec's envelope, never a 500.
  */
-type Behaviour = 'cut_body' | 'cut_error_body' | 'silent' | 'silent_after_headers';
+type Behaviour = 'cut_body' | 'cut_error_body' | 'silent' | 'silent_after_headers' | 'cut_stream' | 'silent_stream';
 
 /** A raw TCP "upstream" that reads the request head and then misbehaves as told. */
 async function brokenUpstream(): Promise<{ url: string; behaviour: Behaviour; close(): Promise<void> }> {
@@ -27,6 +27,16 @@ async function brokenUpstream(): Promise<{ url: string; behaviour: Behaviour; cl
         case 'cut_error_body':
           socket.write('HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n{"error":{"mess', () => socket.destroy());
           break;
+        case 'cut_stream':
+        case 'silent_stream': {
+          const event = { id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'Hello there' }, finish_reason: null }] };
+          socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n`);
+          const data = `data: ${JSON.stringify(event)}\n\n`;
+          socket.write(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`, () => {
+            if (state.behaviour === 'cut_stream') socket.destroy();
+          });
+          break;
+        }
         case 'silent_after_headers':
           socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n{"id":');
           break;
@@ -83,6 +93,17 @@ describe('upstream provider failures → 502 / 504 in the envelope, never 500', 
     const res = await postJson(`${svc.gatewayUrl}/v1/chat/completions`, CHAT, auth);
     expect(res.status).toBe(status);
     expect(res.json).toEqual({ error: { message: expect.any(String), type: 'internal_error', code } });
+  });
+
+  it.each(['cut_stream', 'silent_stream'] as const)('chat stream, upstream %s after its first event → the stream ends filtered with [DONE]', async (behaviour) => {
+    upstream.behaviour = behaviour;
+    const res = await fetch(`${svc.gatewayUrl}/v1/chat/completions`, {
+      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ ...CHAT, stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    expect(body).toMatch(/"finish_reason":"content_filter"/);
+    expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
   });
 
   it('sensor, upstream silent → 504 upstream_timeout after UPSTREAM_TIMEOUT_MS (messages envelope)', async () => {
