@@ -22,7 +22,9 @@ async function main(): Promise<void> {
   const stack = await startFuzzStack({ databaseUrl: process.env.DATABASE_URL, detectionThread: true });
   let failed = false;
   try {
-    const report = await runFuzz(stack, { seed, requests, concurrency, timeoutMs, targets: split(arg('targets')), only: split(arg('only')) });
+    const report = await runFuzz(stack, { seed, requests, concurrency, timeoutMs, targets: split(arg('targets')), only: split(arg('only')), progress: (done, total) => {
+      if (done % 5000 === 0) process.stderr.write(`fuzz: ${done}/${total} answered\n`);
+    } });
     const health = await stack.health();
     process.stdout.write(`${JSON.stringify({ seed, total: report.total, seconds: +(report.ms / 1000).toFixed(1), health, histogram: report.histogram, slowestMs: report.slowestMs, upstreamRequests: stack.upstream.requests, errorLogLines: stack.errorLines.length }, null, 2)}\n`);
     for (const f of report.failures.slice(0, 50)) process.stdout.write(`${formatFailure(seed, f)}\n`);

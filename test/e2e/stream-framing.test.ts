@@ -206,6 +206,15 @@ describe('streamed chat completions: SSE framing and tool-call arguments', () =>
       expect(res.status).toBe(502);
       expect(JSON.parse(res.body.toString('utf8')).error).toMatchObject({ type: 'internal_error', code: 'upstream_invalid' });
     });
+
+    it('answers 502 to a compressed stream still arriving, and keeps serving', async () => {
+      const pieces = Array.from({ length: 20 }, (_, i) => Buffer.from(`data: ${chunk({ content: `part ${i} ` })}\n\n`));
+      const res = await stream(pieces, { 'content-encoding': 'gzip' });
+      expect(res.status).toBe(502);
+      expect(JSON.parse(res.body.toString('utf8')).error).toMatchObject({ type: 'internal_error', code: 'upstream_invalid' });
+      await new Promise((r) => setTimeout(r, 200)); // the upstream's later pieces meet the destroyed body
+      expect((await stream([Buffer.from(`data: ${chunk({ content: 'Hi.' })}\n\ndata: [DONE]\n\n`)])).status).toBe(200);
+    });
   });
 
   // The sensor relays messages streams through the output meter (token budgets, the max_output_tokens cut),

@@ -1,4 +1,5 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { discardBody } from '../../shared/http/upstream';
 import { StringDecoder } from 'node:string_decoder';
 import zlib from 'node:zlib';
 import { SseParser } from '../proxy/sse';
@@ -114,7 +115,7 @@ class SseMeter extends Transform {
           this.push(this.counter.tail());
           callback();
           this.source.unpipe(this);
-          this.source.destroy();
+          discardBody(this.source);
           this.end();
           return;
         }
@@ -147,7 +148,7 @@ class SseMeter extends Transform {
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
     if (!this.inflating || err) this.complete(); // else the inflater's end completes the count
-    if (!this.source.destroyed) this.source.destroy();
+    discardBody(this.source);
     callback(err);
   }
 
@@ -189,7 +190,7 @@ class JsonTee extends Transform {
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
     this.onAbort();
-    if (!this.source.destroyed) this.source.destroy();
+    discardBody(this.source);
     callback(err);
   }
 }

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import { failReasonOfError, noteFailClosed } from '../../management/events/audit.hook';
 import type { DetectionClient } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
-import { copyResponseHeaders } from '../../shared/http/upstream';
+import { copyResponseHeaders, discardBody } from '../../shared/http/upstream';
 import type { DetectionPolicy } from '../../shared/policy';
 import { recordStage } from './output-scan';
 import { SseFormatError, SseParser, type SseEvent } from './sse';
@@ -39,7 +39,7 @@ export async function relayGuardedStream(a: GuardedStreamArgs): Promise<FastifyR
   const encoding = String(a.upstream.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding !== '' && encoding !== 'identity') {
     // Compressed bytes cannot be scanned as they pass, nor released event by event.
-    a.upstream.body.destroy();
+    discardBody(a.upstream.body);
     throw new AppError('internal_error', 'The upstream provider sent a compressed stream, which cannot be scanned', { code: 'upstream_invalid', status: 502 });
   }
   reply.status(a.upstream.statusCode);
@@ -71,7 +71,7 @@ export async function relayGuardedStream(a: GuardedStreamArgs): Promise<FastifyR
   }
   recordStage(a.request, guard.explained(), guard.blocked);
   if (guard.blocked) {
-    a.upstream.body.destroy();
+    discardBody(a.upstream.body);
     reply.raw.write(a.blockedTail(guard));
   }
   reply.raw.end();

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { failReasonOfResult, noteFailClosed } from '../../management/events/audit.hook';
 import type { DetectionClient, DetectResult } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
-import { upstreamTransportError } from '../../shared/http/upstream';
+import { discardBody, upstreamTransportError } from '../../shared/http/upstream';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { childPath, indexPath, joinFields, type TextField } from '../../shared/explain/field-layout';
 import { CategoryMatches, explainVerdict, type ExplainedCategory } from '../../shared/explain/verdict-matches';
@@ -80,7 +80,7 @@ export async function readBounded(body: Readable, limit: number): Promise<Buffer
       const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += b.length;
       if (size > limit) {
-        body.destroy();
+        discardBody(body);
         return null;
       }
       chunks.push(b);

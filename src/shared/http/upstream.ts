@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors as undiciErrors } from 'undici';
 import { AppError, type ErrorType } from '../errors';
@@ -53,4 +54,15 @@ export function upstreamTransportError(err: unknown): AppError {
   return timeout
     ? new AppError('internal_error', 'The upstream provider did not answer in time', { code: 'upstream_timeout', status: 504 })
     : new AppError('internal_error', 'The upstream provider could not be reached', { code: 'upstream_unavailable', status: 502 });
+}
+
+/**
+ * Stops reading an upstream body we will not relay. Destroying an undici body that is still streaming
+ * emits `error` (RequestAbortedError); with no listener that is an uncaught exception that ends the
+ * process (found by the fuzzer: a compressed stream still arriving brought the gateway down).
+ */
+export function discardBody(body: Readable): void {
+  if (body.destroyed) return;
+  body.on('error', () => undefined);
+  body.destroy();
 }

@@ -20,6 +20,8 @@ export interface FuzzOptions {
   targets?: readonly string[];
   /** Re-run just these cases: `target:index`. */
   only?: readonly string[];
+  /** Called after each answered case with the number answered so far. */
+  progress?: (done: number, total: number) => void;
 }
 
 export interface FuzzFailure {
@@ -88,6 +90,7 @@ export async function runFuzz(stack: FuzzStack, options: FuzzOptions): Promise<F
   const report: FuzzReport = { seed: options.seed, requestsPerTarget: options.requests, total: jobs.length, ms: 0, histogram: {}, slowestMs: {}, failures: [] };
   const started = performance.now();
   let next = 0;
+  let answered = 0;
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next++]!;
@@ -101,6 +104,7 @@ export async function runFuzz(stack: FuzzStack, options: FuzzOptions): Promise<F
       h[key] = (h[key] ?? 0) + 1;
       report.slowestMs[job.target.name] = Math.max(report.slowestMs[job.target.name] ?? 0, Math.round(ms));
       if (failure) report.failures.push(failure);
+      options.progress?.(++answered, jobs.length);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
