@@ -8,7 +8,7 @@ import type { FuzzTarget } from './targets';
  * it must be, a GraphQL error masked as internal_error, a stream cut that the upstream did not cause.
  *
  * Documented ≥ 500 answers: 503 `detection_unavailable` (detection overran DETECTION_TIMEOUT_MS, fail
- * closed), 503 `storage_unavailable` / `shutting_down`; on the proxies, 502 `upstream_unavailable` /
+ * closed), `detection_overloaded` (admission queue full), `storage_unavailable`, `shutting_down`; on the proxies, 502 `upstream_unavailable` /
  * `upstream_invalid` and 504 `upstream_timeout` (the fuzz upstream cuts, stalls and garbles answers),
  * and an upstream's own 5xx relayed (the status the fuzz upstream was told to send).
  */
@@ -22,7 +22,7 @@ export interface Expectation {
 }
 
 const DOCUMENTED_5XX: Record<number, readonly string[]> = {
-  503: ['detection_unavailable', 'storage_unavailable', 'shutting_down'],
+  503: ['detection_unavailable', 'detection_overloaded', 'storage_unavailable', 'shutting_down'],
 };
 const UPSTREAM_5XX: Record<number, readonly string[]> = {
   502: ['upstream_unavailable', 'upstream_invalid'],
