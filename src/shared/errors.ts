@@ -38,6 +38,11 @@ export interface AppErrorOptions {
   /** Extra structured data rendered as `error.details` (e.g. rate-limit window). */
   details?: Record<string, unknown>;
   cause?: unknown;
+  /**
+   * The message quotes an upstream provider's answer (which can echo request content): logged without
+   * it, by status and code only.
+   */
+  relayed?: boolean;
 }
 
 export class AppError extends Error {
@@ -45,6 +50,7 @@ export class AppError extends Error {
   readonly code: string;
   readonly status: number;
   readonly details?: Record<string, unknown>;
+  readonly relayed: boolean;
 
   constructor(type: ErrorType, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -53,6 +59,7 @@ export class AppError extends Error {
     this.code = options.code ?? type;
     this.status = options.status ?? ERROR_STATUS[type];
     this.details = options.details;
+    this.relayed = options.relayed === true;
   }
 
   toEnvelope(): ErrorEnvelope {

@@ -153,6 +153,8 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('chat completion
     const res = await postJson(`${svc.gatewayUrl}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'x' }] }, { authorization: `Bearer ${svc.apiKey}` });
     expect(res.status).toBe(status);
     expect(res.json).toEqual({ error: { type, code: 'rate_limit_exceeded', message: 'Upstream provider: Rate limit reached for requests' } });
+    // The upstream's message can quote the request: never logged, whatever the status.
+    expect(svc.logs.text).not.toContain('Rate limit reached');
   });
 
   it('answers 502 in the envelope when the upstream is unreachable', async () => {

@@ -104,6 +104,9 @@ export function sendError(err: FastifyError | Error, request: FastifyRequest, re
   const appErr = toAppError(err, String(request.id));
   if (appErr.type === 'service_unavailable') {
     request.log.warn({ err, requestId: request.id, errorCode: appErr.code }, 'request failed: dependency unavailable');
+  } else if (appErr.relayed) {
+    // An upstream provider's own error: not ours, and its message can quote the request.
+    request.log.warn({ requestId: request.id, status: appErr.status, errorCode: appErr.code }, 'request failed: upstream error relayed');
   } else if (appErr.status >= 500) {
     request.log.error({ err, requestId: request.id }, 'request failed');
   } else {

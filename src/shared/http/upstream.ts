@@ -42,7 +42,7 @@ export function upstreamErrorToAppError(status: number, body: string): AppError 
     /* not JSON: keep the generic message */
   }
   const type: ErrorType = TYPE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
-  return new AppError(type, message, { code, status });
+  return new AppError(type, message, { code, status, relayed: true });
 }
 
 /** A transport failure talking to the upstream → 504 (timeout) or 502 (unreachable / reset). */
