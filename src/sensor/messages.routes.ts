@@ -7,8 +7,9 @@ import { authOf } from '../management/projects/request-auth';
 import { AppError } from '../shared/errors';
 import { renderError } from '../shared/http/error-handler';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
+import { repeatsJsonKey } from '../shared/http/json-structure-guard';
 import { noteUnscannedContent } from '../shared/http/unscanned-content';
-import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP, upstreamTransportError } from '../shared/http/upstream';
+import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP, upstreamRepeatsKeyError, upstreamTransportError } from '../shared/http/upstream';
 import { readMessagesRequest } from './messages-spec';
 import { messagesResponseFields, messagesStreamTexts } from './messages-response';
 import { meterStream, svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
@@ -133,7 +134,11 @@ function relay(reply: FastifyReply, upstream: Dispatcher.ResponseData, body: Buf
   return reply.send(body);
 }
 
-/** A successful answer's texts: a message's content blocks; a body that is not JSON is one text. */
+/**
+ * A successful answer's texts: a message's content blocks; a body that is not JSON is one text. A JSON
+ * body that repeats a key is refused (502 upstream_invalid): it is relayed byte for byte, and a
+ * client's parser may read the copy the scan did not.
+ */
 function bodyFields(text: string): TextField[] {
   let parsed: unknown;
   try {
@@ -141,6 +146,7 @@ function bodyFields(text: string): TextField[] {
   } catch {
     return text.length > 0 ? [{ path: 'body', text }] : [];
   }
+  if (repeatsJsonKey(text)) throw upstreamRepeatsKeyError();
   return messagesResponseFields(parsed);
 }
 

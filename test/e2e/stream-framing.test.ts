@@ -2,11 +2,12 @@ import OpenAI from 'openai';
 import { startFakeSseUpstream, type FakeSseUpstream } from '../fakes/fake-sse-upstream';
 import { pgliteTarget } from '../helpers/databases';
 import { startTestServices, type TestServices } from '../helpers/services';
+import { FRAMINGS, frameStream, type Framing } from '../coverage/sse-framing';
 
 /**
  * Streamed chat completions against an upstream that frames its SSE in every way the event-stream
- * rules allow: LF, CRLF or CR-only line ends, a leading byte order mark, a last event without its
- * blank line, and any split into reads. A flagged stream is blocked with none of the flagged text
+ * rules allow (test/coverage/sse-framing.ts: line ends, a leading byte order mark, a last event
+ * without its blank line, comments, `data:` without the space, multi-line data), and any split into reads. A flagged stream is blocked with none of the flagged text
  * released; an unflagged one reaches the client byte for byte. Parsing does not depend on the
  * database, so this runs on the embedded one only.
  */
@@ -18,30 +19,12 @@ type Delta = Record<string, unknown>;
 const chunk = (delta: Delta, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ id: 'chatcmpl-framed', object: 'chat.completion.chunk', created: 1_763_800_000, model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: null }], ...extra });
 
-interface Framing {
-  name: string;
-  nl: string;
-  bom?: boolean;
-  /** The stream ends with its last chunk unterminated (no blank line, no line end, no [DONE]). */
-  open?: boolean;
-}
+/** The framings of test/coverage/sse-framing.ts that write the stream in one read (reads are split here by the tests). */
+const WHOLE = FRAMINGS.filter((f) => !f.readBytes);
 
-const FRAMINGS: Framing[] = [
-  { name: 'LF', nl: '\n' },
-  { name: 'CRLF', nl: '\r\n' },
-  { name: 'CR-only', nl: '\r' },
-  { name: 'leading BOM', nl: '\n', bom: true },
-  { name: 'leading BOM, CRLF', nl: '\r\n', bom: true },
-  { name: 'final event without blank line', nl: '\n', open: true },
-  { name: 'final event without blank line, CR-only', nl: '\r', open: true },
-];
-
-/** The stream's text: the chunks (a comment after the first), [DONE] (unless open), in the framing's line ends. */
+/** The stream's bytes: the chunks, then [DONE] (unless open), framed as `f` says. */
 function streamText(f: Framing, deltas: Delta[]): string {
-  const data = deltas.map((d) => `data: ${chunk(d)}`);
-  const events = [...data.slice(0, 1), ': keep-alive', ...data.slice(1), ...(f.open ? [] : ['data: [DONE]'])];
-  const text = events.map((e) => `${e}${f.nl}${f.nl}`).join('');
-  return (f.bom ? '\uFEFF' : '') + (f.open ? text.slice(0, -2 * f.nl.length) : text);
+  return frameStream(deltas.map((d) => chunk(d)), f)[0]!.toString('utf8');
 }
 
 // The flagged text sits in the first chunk (a BOM hid it) and in the last (an unterminated one was released unread).
@@ -102,7 +85,7 @@ describe('streamed chat completions: SSE framing and tool-call arguments', () =>
     await upstream?.close();
   });
 
-  describe.each(FRAMINGS.map((f) => [f.name, f] as const))('%s', (_name, f) => {
+  describe.each(WHOLE.map((f) => [f.id, f] as const))('%s', (_name, f) => {
     it('passes an unflagged stream byte for byte (written in three pieces)', async () => {
       const raw = Buffer.from(streamText(f, BENIGN));
       const third = Math.floor(raw.length / 3);
@@ -145,7 +128,7 @@ describe('streamed chat completions: SSE framing and tool-call arguments', () =>
         [FLAGGED_LAST, 'Sure. ', 'content_filter'],
       ] as const) {
         const model = `script-${(scriptNo += 1)}`;
-        upstream.scripts.set(model, { pieces: [Buffer.from(streamText({ name: nl, nl }, [...deltas]))] });
+        upstream.scripts.set(model, { pieces: [Buffer.from(streamText({ id: nl, nl }, [...deltas]))] });
         let text = '';
         let finishReason: string | null = null;
         for await (const c of await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] })) {
@@ -171,7 +154,7 @@ describe('streamed chat completions: SSE framing and tool-call arguments', () =>
     it('blocks a card number the tool would receive decoded, releasing no complete copy of it', async () => {
       const args = `{"card":"${escape(CARD)}","amount":"12"}`;
       expect(JSON.parse(args).card).toBe(CARD);
-      const raw = Buffer.from(streamText({ name: 'LF', nl: '\n' }, toolDeltas(args)));
+      const raw = Buffer.from(streamText({ id: 'LF', nl: '\n' }, toolDeltas(args)));
       const { body } = await stream(Array.from({ length: Math.ceil(raw.length / 64) }, (_, i) => raw.subarray(i * 64, (i + 1) * 64)));
       expectBlocked(body, CARD);
       const released = body
@@ -185,7 +168,7 @@ describe('streamed chat completions: SSE framing and tool-call arguments', () =>
     });
 
     it('passes escaped arguments that decode to harmless text byte for byte', async () => {
-      const raw = Buffer.from(streamText({ name: 'CRLF', nl: '\r\n' }, toolDeltas(`{"city":"${escape('Paris \u00e9t\u00e9')}","days":"3"}`)));
+      const raw = Buffer.from(streamText({ id: 'CRLF', nl: '\r\n' }, toolDeltas(`{"city":"${escape('Paris \u00e9t\u00e9')}","days":"3"}`)));
       const { body } = await stream([raw]);
       expect(body.equals(raw)).toBe(true);
     });

@@ -144,7 +144,8 @@ export function joinSeparatedLetters(source: string, base?: MappedText): MappedT
 }
 
 const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g' };
-const TOKEN = /\S+/g;
+/** A token ends at white space or a double quote (JSON text: `{"query":"1gn0r3 ..."}` in tool arguments or a schema). */
+const TOKEN = /[^\s"]+/g;
 /** Longer runs are identifiers or encoded blobs, not words. */
 const MAX_LEET_WORD = 15;
 const HEX_ONLY = /^[0-9a-fA-F]{4,}$/;
@@ -176,18 +177,19 @@ function isLeetWord(word: string): boolean {
 /** A leet digit, letters, a leet digit: the heart of a word with digits in two places ("1gn0r3"). */
 const STRONG_CORE = /[013457-9][A-Za-z]+[013457-9]/g;
 /**
- * A leetspeak word is a whole whitespace-delimited token, apart from punctuation at its edges: a piece
- * of a URL, a path, an identifier with '_' or a key=value is not a word ("bit.ly/3xYz9Qk").
+ * A leetspeak word is a whole token (delimited by white space or a double quote), apart from punctuation
+ * at its edges: a piece of a URL, a path, an identifier with '_' or a key=value is not a word
+ * ("bit.ly/3xYz9Qk"). A double quote delimits so that a word opening a JSON string value counts.
  */
 const TOKEN_WORD = /^[.,;:!?"'()[\]{}]*([A-Za-z0-9]+)[.,;:!?"'()[\]{}]*$/;
-const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0;
+const isTokenEnd = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x22;
 
-/** The word of the whitespace-delimited token around `at` ('' when the token is not a word). */
+/** The word of the token around `at` ('' when the token is not a word). */
 function leetWordAround(source: string, at: number): { start: number; end: number; word: string } {
   let start = at;
-  while (start > 0 && !isSpace(source.charCodeAt(start - 1))) start--;
+  while (start > 0 && !isTokenEnd(source.charCodeAt(start - 1))) start--;
   let end = at;
-  while (end < source.length && !isSpace(source.charCodeAt(end))) end++;
+  while (end < source.length && !isTokenEnd(source.charCodeAt(end))) end++;
   const token = TOKEN_WORD.exec(source.slice(start, end));
   if (!token) return { start, end, word: '' };
   const word = token[1] as string;

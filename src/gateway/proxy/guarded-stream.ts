@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import { failReasonOfError, noteFailClosed } from '../../management/events/audit.hook';
 import type { DetectionClient } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
+import { repeatsJsonKey } from '../../shared/http/json-structure-guard';
 import { copyResponseHeaders, discardBody } from '../../shared/http/upstream';
 import type { DetectionPolicy } from '../../shared/policy';
 import { recordStage } from './output-scan';
@@ -115,5 +116,7 @@ function eventPayload(event: SseEvent): unknown {
     throw new SseFormatError('the upstream sent a stream event whose data is not JSON'); // never the text itself
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SseFormatError('the upstream sent a stream event whose data is not a JSON object');
+  // The scan would see the last copy of a repeated key, a client's parser may keep the first.
+  if (repeatsJsonKey(event.data)) throw new SseFormatError('the upstream sent a stream event that repeats a JSON key');
   return parsed;
 }

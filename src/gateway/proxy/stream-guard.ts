@@ -14,7 +14,9 @@ import type { SseEvent } from './sse';
  *
  * Which fields of an event carry text is the wire API's business (`texts`): each piece names the
  * detection stream it continues (`key`: pieces of one key are scanned as one contiguous text) and
- * the path of its field. A piece marked `json` is a fragment of a JSON document streamed in pieces
+ * the path of its field; where one detection stream moves from one field to another, FIELD_SEPARATOR
+ * goes between them (as between the fields of a request), so text at the end of one never runs into
+ * the next. A piece marked `json` is a fragment of a JSON document streamed in pieces
  * (tool-call arguments, a tool_use input): its string values are decoded (`\u0034` → `4`)
  * incrementally, one decoder per path, and only the decoded text is scanned, as the tool reads it.
  */
@@ -108,9 +110,11 @@ export class StreamGuard {
   private async write(key: string, path: string, text: string): Promise<number> {
     const c = this.stream(key);
     if (text.length > 0) {
+      const separator = c.fields.separatorBefore(path);
+      c.fields.skip(separator.length);
       c.fields.push(path, text);
-      c.written += text.length;
-      await c.stream.write(text);
+      c.written += separator.length + text.length;
+      await c.stream.write(separator + text);
     }
     return c.written;
   }

@@ -5,6 +5,7 @@ import type { AuthContext, ProjectAuthService } from '../../management/projects/
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import type { DetectCategory, DetectionClient, DetectResult } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
+import { repeatsJsonKey } from '../../shared/http/json-structure-guard';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { noteUnscannedContent } from '../../shared/http/unscanned-content';
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
@@ -12,7 +13,7 @@ import type { LimitsService } from '../limits/limits.service';
 import { blockedStreamTail, chatStreamTexts, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.spec';
 import { relayGuardedStream } from '../proxy/guarded-stream';
 import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scansOutput, scanStage, setOutputRiskHeaders } from '../proxy/output-scan';
-import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamTransportError } from '../../shared/http/upstream';
+import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamRepeatsKeyError, upstreamTransportError } from '../../shared/http/upstream';
 
 export interface ChatRouteDeps {
   auth: ProjectAuthService;
@@ -131,11 +132,13 @@ async function relayJson(a: RelayArgs): Promise<FastifyReply> {
   // Accept-Encoding is not forwarded, but an upstream may compress anyway: the answer is relayed decoded.
   const body = decodeBody(raw, a.upstream.headers['content-encoding'], MAX_UPSTREAM_BODY);
   let parsed: unknown;
+  const text = body.toString('utf8');
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     throw new AppError('internal_error', 'The upstream provider sent a response that is not JSON', { code: 'upstream_invalid', status: 502 });
   }
+  if (repeatsJsonKey(text)) throw upstreamRepeatsKeyError();
   const output = await scanStage(a.deps.detection, a.request, { direction: 'output', policy: a.ctx.policy.detection, fields: responseFields(parsed) });
   setOutputRiskHeaders(a.reply, a.input, output);
   if (output.blocked) throw securityBlock('output', output);

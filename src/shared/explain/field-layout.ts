@@ -131,6 +131,22 @@ export class StreamFieldLayout {
   private readonly fieldLengths = new Map<string, number>();
   private length = 0;
 
+  /**
+   * What to append before a piece of `path`: FIELD_SEPARATOR when the stream's previous piece came from
+   * another field (two fields of one choice are two texts: glued, "...3435Done." or "...íóńśDone", an
+   * encoded blob or a word-level obfuscation at the end of one would not be decoded), else ''. The
+   * separator belongs to no field; record it with `skip`.
+   */
+  separatorBefore(path: string): string {
+    const last = this.layout.last;
+    return last && last.path !== path ? FIELD_SEPARATOR : '';
+  }
+
+  /** Records text appended to the stream that belongs to no field (a separator). */
+  skip(length: number): void {
+    this.length += length;
+  }
+
   /** Records a piece appended to the stream. */
   push(path: string, text: string): void {
     if (text.length === 0) return;

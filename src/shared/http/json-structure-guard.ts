@@ -111,3 +111,12 @@ export function findJsonStructureProblem(text: string, maxDepth: number): JsonSt
   }
   return null;
 }
+
+/**
+ * Whether a JSON text JSON.parse accepted repeats a key in one object. For what an upstream sends: a
+ * scan of the parsed value sees the last copy while a client's parser may keep the first, so such a
+ * body cannot be scanned reliably and is refused (fail closed). Depth is not limited here.
+ */
+export function repeatsJsonKey(text: string): boolean {
+  return findJsonStructureProblem(text, Number.POSITIVE_INFINITY)?.kind === 'duplicate_key';
+}

@@ -66,3 +66,14 @@ export function discardBody(body: Readable): void {
   body.on('error', () => undefined);
   body.destroy();
 }
+
+/**
+ * An upstream answer whose JSON repeats a key in one object: the scan of the parsed value sees the
+ * last copy while a client's parser may keep the first, so it cannot be scanned reliably (fail closed).
+ */
+export function upstreamRepeatsKeyError(): AppError {
+  return new AppError('internal_error', 'The upstream provider sent a response that repeats a JSON key, which cannot be scanned reliably', {
+    code: 'upstream_invalid',
+    status: 502,
+  });
+}

@@ -1,0 +1,50 @@
+import { pgliteTarget } from '../helpers/databases';
+import { restClient } from '../helpers/management-clients';
+import { startTestServices, type TestServices } from '../helpers/services';
+import { ALLOWED, DIGITS, PHRASE } from './payloads';
+import type { Json } from './table';
+
+/**
+ * One gateway + sensor + detection per test file (real HTTP, real gRPC hop; only the upstream is fake),
+ * with the coverage policy: the deny list (cheap, catches most variants), the prompt_attack classifier
+ * (the plain attack, the invisible-text signal) and the e-mail detector, all blocking, on input and
+ * output; an allow list with one phrase. Scanning does not depend on the database: the embedded one.
+ */
+export async function startCoverageServices(env: Record<string, string>): Promise<TestServices> {
+  const svc = await startTestServices(pgliteTarget, { env });
+  const rest = restClient(svc.gatewayUrl, svc.apiKey);
+  const policyId = (await rest.get('/v1/policies/?is_default=true')).json.results[0].id;
+  const detectors = [
+    { detector_type: 'prompt_attack', threshold: 'L2', action: 'block' },
+    { detector_type: 'pii/email', threshold: 'L2', action: 'block' },
+  ];
+  const patch = await rest.patch(`/v1/policies/${policyId}/`, {
+    policy_mode: 'IO',
+    input_detectors: detectors,
+    output_detectors: detectors,
+    deny_list: { entries: [PHRASE, DIGITS], match_type: 'contains' },
+    allow_list: { entries: [ALLOWED], match_type: 'contains' },
+  });
+  if (patch.status !== 200) throw new Error(`policy update failed: ${JSON.stringify(patch.json)}`);
+  return svc;
+}
+
+/** The audit event of the request with this model (the case's tag), once the writer has flushed it. */
+export async function eventOf(svc: TestServices, path: string, model: string): Promise<Json> {
+  const rest = restClient(svc.gatewayUrl, svc.apiKey);
+  for (let i = 0; i < 100; i++) {
+    await svc.running.audit!.flush();
+    const page = (await rest.get(`/v1/events/?path=${encodeURIComponent(path)}&limit=50`)).json;
+    const found = (page.results as Json[]).find((e) => e.model === model);
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no audit event for ${model}`);
+}
+
+/** The event's finding of `category` blocks and names `path` among its matches' JSON paths. */
+export function expectFindingAt(event: Json, category: string, path: string): void {
+  const finding = (event.findings as Json[]).find((f) => f.type === category);
+  expect(finding?.action).toBe('block');
+  expect((finding!.matches as Json[]).map((m) => m.path)).toContain(path);
+}
