@@ -1,3 +1,5 @@
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic';
+import { startFakeSseUpstream, type FakeSseUpstream } from '../fakes/fake-sse-upstream';
 import { pgliteTarget } from '../helpers/databases';
 import { restClient } from '../helpers/management-clients';
 import { startTestServices, type TestServices } from '../helpers/services';
@@ -10,7 +12,7 @@ import type { Json } from './table';
  * (the plain attack, the invisible-text signal) and the e-mail detector, all blocking, on input and
  * output; an allow list with one phrase. Scanning does not depend on the database: the embedded one.
  */
-export async function startCoverageServices(env: Record<string, string>): Promise<TestServices> {
+async function startCoverageServices(env: Record<string, string>): Promise<TestServices> {
   const svc = await startTestServices(pgliteTarget, { env });
   const rest = restClient(svc.gatewayUrl, svc.apiKey);
   const policyId = (await rest.get('/v1/policies/?is_default=true')).json.results[0].id;
@@ -27,6 +29,40 @@ export async function startCoverageServices(env: Record<string, string>): Promis
   });
   if (patch.status !== 200) throw new Error(`policy update failed: ${JSON.stringify(patch.json)}`);
   return svc;
+}
+
+export interface CoverageEnv {
+  svc: TestServices;
+  /** The chat-completions upstream: scripted answers per model, a plain JSON answer otherwise. */
+  openai: FakeSseUpstream;
+  anthropic: FakeAnthropic;
+}
+
+/**
+ * Registers beforeAll / afterAll starting the coverage services and both fake upstreams once for the
+ * file; the returned getter gives them to the suites (chat-request.suite.ts, ...).
+ */
+export function useCoverageEnv(): () => CoverageEnv {
+  const env = {} as CoverageEnv;
+  beforeAll(async () => {
+    env.openai = await startFakeSseUpstream();
+    env.openai.gapMs = 0;
+    env.openai.fallback = {
+      id: 'chatcmpl-coverage',
+      object: 'chat.completion',
+      created: 1_763_800_000,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    };
+    env.anthropic = await startFakeAnthropic();
+    env.svc = await startCoverageServices({ OPENAI_BASE_URL: env.openai.url, OPENAI_API_KEY: 'sk-upstream', ANTHROPIC_BASE_URL: env.anthropic.url });
+  }, 60_000);
+  afterAll(async () => {
+    await env.svc?.dispose();
+    await env.openai?.close();
+    await env.anthropic?.close();
+  });
+  return () => env;
 }
 
 /** The audit event of the request with this model (the case's tag), once the writer has flushed it. */

@@ -75,12 +75,11 @@ describe('the coverage table covers every field the extractors read', () => {
     }
   });
 
-  it.each(WIRES.map(([wire, rows]) => [wire, rows] as const))('%s: the default sample checks every field and every variant a field carries', (wire, rows) => {
+  it.each(WIRES.map(([wire, rows]) => [wire, rows] as const))('%s: the default sample checks every field and every variant a field carries', (_wire, rows) => {
     const table = crossTable(rows, VARIANTS, rows === CHAT_REQUEST || rows === MESSAGES_REQUEST ? {} : RESPONSE_ONLY);
     const sample = sampled(table);
     expect(rows.filter((r) => !sample.some((c) => c.row === r)).map((r) => r.label)).toEqual([]);
     const carried = VARIANTS.filter((v) => table.cases.some((c) => c.variant === v));
     expect(carried.filter((v) => !sample.some((c) => c.variant === v)).map((v) => v.id)).toEqual([]);
-    console.log(`${wire}: ${rows.length} fields × ${VARIANTS.length} variants = ${table.cases.length} cases (${table.excluded.length} excluded), ${sample.length} in the default sample`);
   });
 });

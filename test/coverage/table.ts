@@ -124,7 +124,7 @@ export function crossTable(rows: FieldRow[], variants: Variant[] = VARIANTS, wir
  * every field and every variant is checked on each run, and each pair on a COVERAGE_FULL=1 run
  * (`npm run test:coverage-full`). Deterministic: the same pairs every run.
  */
-export const STRIDE = process.env.COVERAGE_FULL === '1' ? 1 : 4;
+export const STRIDE = process.env.COVERAGE_FULL === '1' ? 1 : 6;
 /** Per-field test timeout: a full run sends four times the requests. */
 export const FIELD_TIMEOUT_MS = STRIDE === 1 ? 300_000 : 60_000;
 

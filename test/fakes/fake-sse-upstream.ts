@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
  * A chat-completions upstream that answers with exactly the bytes a test scripted, in the pieces it
  * scripted (each piece a separate write, `gapMs` apart, so they reach the gateway as separate reads):
  * for testing SSE framing (line endings, byte order marks, unterminated last events, splits at any
- * byte). The request's `model` names the script, so many requests can run at once.
+ * byte). The request's `model` names the script, so many requests can run at once. It records every
+ * request body; a model without a script gets `fallback` (a JSON answer) when set, else 404.
  */
 export interface ScriptedStream {
   pieces: Buffer[];
@@ -18,6 +19,10 @@ export interface ScriptedStream {
 export interface FakeSseUpstream {
   url: string;
   scripts: Map<string, ScriptedStream>;
+  /** Every request body received, as text. */
+  bodies: string[];
+  /** The JSON answer to a model without a script (null: 404). */
+  fallback: Record<string, unknown> | null;
   gapMs: number;
   /** The `model` of every request received, in order. */
   received: string[];
@@ -25,14 +30,21 @@ export interface FakeSseUpstream {
 }
 
 export async function startFakeSseUpstream(): Promise<FakeSseUpstream> {
-  const fake = { scripts: new Map<string, ScriptedStream>(), gapMs: 3, received: [] as string[] } as FakeSseUpstream;
+  const fake = { scripts: new Map<string, ScriptedStream>(), gapMs: 3, received: [] as string[], bodies: [] as string[], fallback: null } as FakeSseUpstream;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const { model } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string };
+      const text = Buffer.concat(chunks).toString('utf8');
+      const { model } = JSON.parse(text) as { model: string };
       fake.received.push(model);
+      fake.bodies.push(text);
       const script = fake.scripts.get(model);
+      if (!script && fake.fallback) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(fake.fallback));
+        return;
+      }
       if (!script) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `no script ${model}`, type: 'invalid_request_error', code: 'model_not_found' } }));

@@ -1,9 +1,7 @@
 import { createParser } from 'eventsource-parser';
-import { startFakeSseUpstream, type FakeSseUpstream } from '../fakes/fake-sse-upstream';
-import type { TestServices } from '../helpers/services';
 import { CHAT_RESPONSE, CHAT_STREAM, RESPONSE_ONLY } from './chat-fields';
 import { chatResponseFields, chatStreamFields, pathsOf } from './extractors';
-import { eventOf, expectFindingAt, startCoverageServices } from './harness';
+import { eventOf, expectFindingAt, type CoverageEnv } from './harness';
 import { ATTACK, EMAIL, PHRASE, uEscape, VARIANTS, type Variant } from './payloads';
 import { FRAMINGS, frameStream, LF, type Framing } from './sse-framing';
 import { crossTable, FIELD_TIMEOUT_MS, runCases, sampled, serialize, STRIDE, touches, type Case, type Json } from './table';
@@ -63,24 +61,22 @@ function releasedText(raw: string): string {
   return out.join('');
 }
 
-describe('scan coverage: chat completions response fields × smuggling variants', () => {
-  let upstream: FakeSseUpstream;
-  let svc: TestServices;
+export const chatResponseSuite = (env: () => CoverageEnv) => describe('chat completions response fields × smuggling variants', () => {
   const send = async (model: string, isStream: boolean) => {
-    const res = await fetch(`${svc.gatewayUrl}/v1/chat/completions`, {
+    const res = await fetch(`${env().svc.gatewayUrl}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${env().svc.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, stream: isStream, messages: [{ role: 'user', content: 'hi' }] }),
     });
     const bytes = Buffer.from(await res.arrayBuffer()); // not res.text(): it drops a leading BOM
     return { status: res.status, headers: res.headers, text: bytes.toString('utf8'), bytes };
   };
   async function answer(model: string, pieces: Buffer[], isStream: boolean) {
-    upstream.scripts.set(model, { pieces, headers: isStream ? undefined : { 'content-type': 'application/json' } });
+    env().openai.scripts.set(model, { pieces, headers: isStream ? undefined : { 'content-type': 'application/json' } });
     try {
       return await send(model, isStream);
     } finally {
-      upstream.scripts.delete(model);
+      env().openai.scripts.delete(model);
     }
   }
 
@@ -119,16 +115,6 @@ describe('scan coverage: chat completions response fields × smuggling variants'
     for (const tell of tellsOf(c)) expect([tell, touches(released, tell)]).toEqual([tell, false]); // not even a piece of it
   }
 
-  beforeAll(async () => {
-    upstream = await startFakeSseUpstream();
-    upstream.gapMs = 0;
-    svc = await startCoverageServices({ OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: 'sk-upstream' });
-  }, 60_000);
-  afterAll(async () => {
-    await svc?.dispose();
-    await upstream?.close();
-  });
-
   describe('JSON answers', () => {
     const cases = sampled(json);
     it.each(CHAT_RESPONSE.map((r) => [r.label] as const))('%s', async (label) => {
@@ -157,7 +143,7 @@ describe('scan coverage: chat completions response fields × smuggling variants'
         const body = row.build(PHRASE);
         await answer(model, isStream ? frameStream(streamDatas(body, {}), LF) : [Buffer.from(JSON.stringify(body))], isStream);
         const path = pathsOf(row, isStream ? chatStreamFields : chatResponseFields, PHRASE)[0]!;
-        expectFindingAt(await eventOf(svc, '/v1/chat/completions', model), 'deny_list', path);
+        expectFindingAt(await eventOf(env().svc, '/v1/chat/completions', model), 'deny_list', path);
       }),
     );
   });

@@ -1,0 +1,17 @@
+import { chatResponseSuite } from './chat-response.suite';
+import { useCoverageEnv } from './harness';
+import { CHAT_WIRE, MESSAGES_WIRE, requestSuite } from './request.suite';
+
+/**
+ * Scan coverage (issue 16): every content field of both wire APIs × every smuggling variant, against
+ * one gateway + sensor + detection (real HTTP and gRPC; fake upstreams speaking the wire formats).
+ * The table: chat-fields.ts / messages-fields.ts (fields), payloads.ts (variants), sse-framing.ts
+ * (stream framings), table.ts (the cross product and its default sample). Completeness of the table
+ * against the extractors: table-completeness.test.ts.
+ */
+describe('scan coverage', () => {
+  const env = useCoverageEnv();
+  requestSuite(env, CHAT_WIRE);
+  chatResponseSuite(env);
+  requestSuite(env, MESSAGES_WIRE);
+});
