@@ -1,4 +1,5 @@
 import { chunkTexts, readChatRequest, responseFields } from '../../src/gateway/proxy/openai-chat.spec';
+import { messagesResponseFields, messagesStreamTexts } from '../../src/sensor/messages-response';
 import { readMessagesRequest } from '../../src/sensor/messages-spec';
 import type { FieldRow, Json } from './table';
 
@@ -19,3 +20,7 @@ export function pathsOf(row: FieldRow, extract: Extract, t: string): string[] {
     .map((f) => f.path);
   return [...new Set(paths)];
 }
+
+export const messagesResponseFieldsOf: Extract = (b) => messagesResponseFields(b);
+/** A messages stream row builds events (and maybe its message_start). */
+export const messagesStreamFields: Extract = (b) => [b.start, ...(b.events as Json[])].filter(Boolean).flatMap((e) => messagesStreamTexts(e).map((p) => ({ path: p.path, text: p.text })));

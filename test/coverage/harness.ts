@@ -1,4 +1,3 @@
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic';
 import { startFakeSseUpstream, type FakeSseUpstream } from '../fakes/fake-sse-upstream';
 import { pgliteTarget } from '../helpers/databases';
 import { restClient } from '../helpers/management-clients';
@@ -33,9 +32,11 @@ async function startCoverageServices(env: Record<string, string>): Promise<TestS
 
 export interface CoverageEnv {
   svc: TestServices;
-  /** The chat-completions upstream: scripted answers per model, a plain JSON answer otherwise. */
+  /**
+   * The upstream of both wires (chat completions and messages: it answers any path): scripted answers
+   * per model, a plain JSON answer otherwise; it records every request body.
+   */
   openai: FakeSseUpstream;
-  anthropic: FakeAnthropic;
 }
 
 /**
@@ -54,13 +55,11 @@ export function useCoverageEnv(): () => CoverageEnv {
       model: 'gpt-4o-mini',
       choices: [{ index: 0, message: { role: 'assistant', content: 'ok', refusal: null }, logprobs: null, finish_reason: 'stop' }],
     };
-    env.anthropic = await startFakeAnthropic();
-    env.svc = await startCoverageServices({ OPENAI_BASE_URL: env.openai.url, OPENAI_API_KEY: 'sk-upstream', ANTHROPIC_BASE_URL: env.anthropic.url });
+    env.svc = await startCoverageServices({ OPENAI_BASE_URL: env.openai.url, OPENAI_API_KEY: 'sk-upstream', ANTHROPIC_BASE_URL: env.openai.url.replace(/\/v1$/, '') });
   }, 60_000);
   afterAll(async () => {
     await env.svc?.dispose();
     await env.openai?.close();
-    await env.anthropic?.close();
   });
   return () => env;
 }
@@ -76,11 +75,4 @@ export async function eventOf(svc: TestServices, path: string, model: string): P
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`no audit event for ${model}`);
-}
-
-/** The event's finding of `category` blocks and names `path` among its matches' JSON paths. */
-export function expectFindingAt(event: Json, category: string, path: string): void {
-  const finding = (event.findings as Json[]).find((f) => f.type === category);
-  expect(finding?.action).toBe('block');
-  expect((finding!.matches as Json[]).map((m) => m.path)).toContain(path);
 }

@@ -1,3 +1,4 @@
+import { split3 } from './chat-fields';
 import { URL_EXCLUDED } from './payloads';
 import type { FieldRow, Json } from './table';
 
@@ -65,4 +66,56 @@ export const MESSAGES_REQUEST: FieldRow[] = [
   row('mcp_tool_result content', (t) =>
     msgs([user('q'), { role: 'user', content: [{ type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: [{ type: 'text', text: t }] }] }]),
   ),
+];
+
+// ---------------------------------------------------------------------------------------------------
+// Responses (the sensor's output scan, src/sensor/messages-response.ts): a whole message, and a stream's
+// events after message_start (`start` replaces the default message_start).
+
+const message = (content: Json[]): Json => ({
+  id: 'msg_coverage',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5',
+  content,
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 12, output_tokens: 7 },
+});
+const cite = (fields: Json) => ({ type: 'char_location', cited_text: 'x', document_index: 0, document_title: 'Doc', start_char_index: 0, end_char_index: 1, ...fields });
+const answer = (label: string, content: (t: string) => Json[]) => row(label, (t) => message(content(t)));
+
+export const MESSAGES_RESPONSE: FieldRow[] = [
+  answer('response text block', (t) => [{ type: 'text', text: `Sure: ${t}` }]),
+  answer('response thinking block', (t) => [{ type: 'thinking', thinking: t, signature: 'sig' }, { type: 'text', text: 'Done.' }]),
+  answer('response tool_use name', (t) => [{ type: 'tool_use', id: 'toolu_1', name: t, input: {} }]),
+  answer('response tool_use input', (t) => [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { query: t } }]),
+  answer('response server_tool_use input', (t) => [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: t } }]),
+  answer('response web_search_tool_result content', (t) => [
+    { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', title: t, url: 'https://example.com', encrypted_content: 'e' }] },
+  ]),
+  answer('response text citations[].cited_text', (t) => [{ type: 'text', text: 'Done.', citations: [cite({ cited_text: t })] }]),
+  answer('response text citations[].document_title', (t) => [{ type: 'text', text: 'Done.', citations: [cite({ document_title: t })] }]),
+  answer('response unknown block type', (t) => [{ type: 'future_block', payload: { note: t } }, { type: 'text', text: 'Done.' }]),
+];
+
+const blockDelta = (index: number, delta: Json) => ({ type: 'content_block_delta', index, delta });
+const textBlock = (index: number) => ({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+const events = (label: string, build: (t: string) => Json[]) => row(label, (t) => ({ events: build(t) }));
+const deltasOf = (start: Json, delta: (p: string) => Json) => (t: string) => [start, ...split3(t).map((p) => blockDelta(0, delta(p))), { type: 'content_block_stop', index: 0 }];
+const toolStart = { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} } };
+
+export const MESSAGES_STREAM: FieldRow[] = [
+  events('text_delta', deltasOf(textBlock(0), (p) => ({ type: 'text_delta', text: p }))),
+  events('thinking_delta', deltasOf({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } }, (p) => ({ type: 'thinking_delta', thinking: p }))),
+  {
+    ...events('input_json_delta', (t) => deltasOf(toolStart, (p) => ({ type: 'input_json_delta', partial_json: p }))(JSON.stringify({ query: t }))),
+    withArgs: (args) => ({ events: [toolStart, ...(args.match(/[\s\S]{1,5}/g) ?? []).map((p) => blockDelta(0, { type: 'input_json_delta', partial_json: p }))] }),
+  },
+  events('citations_delta', (t) => [textBlock(0), blockDelta(0, { type: 'citations_delta', citation: cite({ cited_text: t }) }), blockDelta(0, { type: 'text_delta', text: 'Done.' })]),
+  events('content_block_start text', (t) => [{ type: 'content_block_start', index: 0, content_block: { type: 'text', text: t } }]),
+  events('content_block_start tool_use name', (t) => [{ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: t, input: {} } }]),
+  row('message_start content', (t) => ({ start: { type: 'message_start', message: { ...message([{ type: 'text', text: t }]), stop_reason: null } }, events: [] })),
+  events('an unknown delta type', (t) => [textBlock(0), blockDelta(0, { type: 'future_delta', note: t })]),
+  events('an unknown event type', (t) => [{ type: 'future_event', data: { note: t } }]),
 ];

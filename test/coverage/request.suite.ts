@@ -1,6 +1,7 @@
 import { CHAT_REQUEST } from './chat-fields';
 import { chatRequestFields, messagesRequestFields, pathsOf, type Extract } from './extractors';
-import { eventOf, expectFindingAt, type CoverageEnv } from './harness';
+import { expectBlockedAt } from '../helpers/audit-probe';
+import { eventOf, type CoverageEnv } from './harness';
 import { MESSAGES_REQUEST } from './messages-fields';
 import { ALLOWED, PHRASE } from './payloads';
 import { crossTable, FIELD_TIMEOUT_MS, runCases, sampled, serialize, type Case, type FieldRow, type Json } from './table';
@@ -19,8 +20,6 @@ interface RequestWire {
   route: string;
   url: (env: CoverageEnv) => string;
   headers: (env: CoverageEnv) => Record<string, string>;
-  /** The bodies the upstream received for `model`, as text. */
-  received: (env: CoverageEnv, model: string) => string[];
   /** The role of a message that can be put before the others (the allow-listed phrase elsewhere). */
   firstRole: string;
   expectBlocked: (res: Response, body: Json, category: string) => void;
@@ -37,7 +36,6 @@ export const CHAT_WIRE: RequestWire = {
   route: '/v1/chat/completions',
   url: (env) => `${env.svc.gatewayUrl}/v1/chat/completions`,
   headers: (env) => ({ authorization: `Bearer ${env.svc.apiKey}` }),
-  received: (env, model) => env.openai.bodies.filter((r) => modelOf(r) === model),
   firstRole: 'system',
   expectBlocked: (res, body, category) => {
     expect([res.status, body.error?.type, body.error?.code]).toEqual([403, 'security_block', 'input_blocked']);
@@ -54,7 +52,6 @@ export const MESSAGES_WIRE: RequestWire = {
   route: '/v1/messages',
   url: (env) => `${env.svc.sensorUrl}/v1/messages`,
   headers: (env) => ({ 'x-svc-key': env.svc.apiKey, 'anthropic-version': '2023-06-01', authorization: 'Bearer upstream-token' }),
-  received: (env, model) => env.anthropic.received.map((r) => r.body.toString('utf8')).filter((r) => modelOf(r) === model),
   firstRole: 'user',
   expectBlocked: (res, body, category) => {
     expect(res.status).toBe(403);
@@ -66,6 +63,8 @@ export const MESSAGES_WIRE: RequestWire = {
 export const requestSuite = (env: () => CoverageEnv, wire: RequestWire) =>
   describe(`${wire.name} fields × smuggling variants`, () => {
     const cases = sampled(crossTable(wire.rows));
+    /** The bodies the upstream (of both wires) received for `model`. */
+    const received = (model: string) => env().openai.bodies.filter((r) => modelOf(r) === model);
     const send = (raw: string) => fetch(wire.url(env()), { method: 'POST', headers: { 'content-type': 'application/json', ...wire.headers(env()) }, body: raw });
     /** The case's body under its own model name (so concurrent cases stay apart), serialised as the case says. */
     const raw = (c: Case, body: Json, model: string, control: boolean) => {
@@ -78,7 +77,7 @@ export const requestSuite = (env: () => CoverageEnv, wire: RequestWire) =>
       const ok = await send(control);
       if (ok.status !== 200) throw new Error(`control answered ${ok.status}: ${await ok.text()}`);
       await ok.text();
-      expect(wire.received(env(), `${tag}-control`)).toEqual([control]);
+      expect(received(`${tag}-control`)).toEqual([control]);
 
       const res = await send(raw(c, c.attack, `${tag}-attack`, false));
       const body = (await res.json()) as Json;
@@ -88,7 +87,7 @@ export const requestSuite = (env: () => CoverageEnv, wire: RequestWire) =>
         wire.expectBlocked(res, body, c.variant.category);
         expect(res.headers.get('x-risk-blocked')).toBe('true');
       }
-      expect(wire.received(env(), `${tag}-attack`)).toEqual([]);
+      expect(received(`${tag}-attack`)).toEqual([]);
     }
 
     it.each(wire.rows.map((r) => [r.label] as const))(
@@ -104,7 +103,7 @@ export const requestSuite = (env: () => CoverageEnv, wire: RequestWire) =>
         wire.rows.map(async (row, i) => {
           const model = `audit-${wire.route}-${i}`;
           expect((await send(JSON.stringify({ ...row.build(PHRASE), model }))).status).toBe(403);
-          expectFindingAt(await eventOf(env().svc, wire.route, model), 'deny_list', pathsOf(row, wire.extract, PHRASE)[0]!);
+          expectBlockedAt(await eventOf(env().svc, wire.route, model), 'deny_list', pathsOf(row, wire.extract, PHRASE)[0]!);
         }),
       );
     });

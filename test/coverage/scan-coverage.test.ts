@@ -1,6 +1,6 @@
-import { chatResponseSuite } from './chat-response.suite';
 import { useCoverageEnv } from './harness';
 import { CHAT_WIRE, MESSAGES_WIRE, requestSuite } from './request.suite';
+import { CHAT_OUT, MESSAGES_OUT, responseSuite } from './response.suite';
 
 /**
  * Scan coverage (issue 16): every content field of both wire APIs × every smuggling variant, against
@@ -12,6 +12,7 @@ import { CHAT_WIRE, MESSAGES_WIRE, requestSuite } from './request.suite';
 describe('scan coverage', () => {
   const env = useCoverageEnv();
   requestSuite(env, CHAT_WIRE);
-  chatResponseSuite(env);
+  responseSuite(env, CHAT_OUT);
   requestSuite(env, MESSAGES_WIRE);
+  responseSuite(env, MESSAGES_OUT);
 });

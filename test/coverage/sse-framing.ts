@@ -45,10 +45,10 @@ function cutJson(data: string): string[] {
   return at > 0 ? [data.slice(0, at + 1), data.slice(at + 1)] : [data];
 }
 
-/** The bytes of a stream whose events carry `datas` (then [DONE] unless open), framed as `f` says, in reads. */
-export function frameStream(datas: string[], f: Framing): Buffer[] {
+/** The bytes of a stream whose events carry `datas` (then [DONE] unless open or not `done`), framed as `f` says, in reads. */
+export function frameStream(datas: string[], f: Framing, done = true): Buffer[] {
   const field = f.noSpace ? 'data:' : 'data: ';
-  const events = [...datas, ...(f.open ? [] : ['[DONE]'])].map((d, i) => {
+  const events = [...datas, ...(f.open || !done ? [] : ['[DONE]'])].map((d, i) => {
     const lines = (f.multiline ? cutJson(d) : [d]).map((l) => `${field}${l}`);
     return [...(f.comments ? [`: keep-alive ${i}`, `id: ${i}`] : []), ...lines].join(f.nl);
   });

@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
  */
 export interface ScriptedStream {
   pieces: Buffer[];
+  /** The answer's status (200 unless set). */
+  status?: number;
   /** Extra response headers (content-type is text/event-stream unless set here). */
   headers?: Record<string, string>;
   /** The pieces after the first are sent once this settles (a stream that pauses mid-way). */
@@ -50,7 +52,7 @@ export async function startFakeSseUpstream(): Promise<FakeSseUpstream> {
         res.end(JSON.stringify({ error: { message: `no script ${model}`, type: 'invalid_request_error', code: 'model_not_found' } }));
         return;
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...script.headers });
+      res.writeHead(script.status ?? 200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...script.headers });
       let i = 0;
       const tick = () => {
         if (res.destroyed) return;

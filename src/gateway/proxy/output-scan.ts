@@ -3,6 +3,8 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { failReasonOfResult, noteFailClosed } from '../../management/events/audit.hook';
 import type { DetectionClient, DetectResult } from '../../shared/detection-client';
+import { repeatsJsonKey } from '../../shared/http/json-structure-guard';
+import { upstreamRepeatsKeyError } from '../../shared/http/upstream';
 import { AppError } from '../../shared/errors';
 import { discardBody, upstreamTransportError } from '../../shared/http/upstream';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
@@ -129,7 +131,9 @@ export function jsonStringFields(value: unknown, path: string, out: TextField[] 
 
 /**
  * What an upstream error body says, to scan with the output policy (it may echo the caller's content):
- * every string of a JSON body; a body that is not JSON is scanned as one text (`body`).
+ * every string of a JSON body; a body that is not JSON is scanned as one text (`body`). A JSON body
+ * that repeats a key is refused (502 upstream_invalid): the scan would see the last copy, a client
+ * reading the relayed body may keep the first.
  */
 export function errorBodyFields(text: string): TextField[] {
   let parsed: unknown;
@@ -138,5 +142,6 @@ export function errorBodyFields(text: string): TextField[] {
   } catch {
     return text.length > 0 ? [{ path: 'body', text }] : [];
   }
+  if (repeatsJsonKey(text)) throw upstreamRepeatsKeyError();
   return jsonStringFields(parsed, '');
 }
