@@ -113,6 +113,10 @@ export const MESSAGES_STREAM: FieldRow[] = [
     withArgs: (args) => ({ events: [toolStart, ...(args.match(/[\s\S]{1,5}/g) ?? []).map((p) => blockDelta(0, { type: 'input_json_delta', partial_json: p }))] }),
   },
   events('citations_delta', (t) => [textBlock(0), blockDelta(0, { type: 'citations_delta', citation: cite({ cited_text: t }) }), blockDelta(0, { type: 'text_delta', text: 'Done.' })]),
+  events('text split across two text blocks (as citations split it)', (t) => {
+    const [a, b, c] = split3(t);
+    return [textBlock(0), blockDelta(0, { type: 'text_delta', text: a }), { type: 'content_block_stop', index: 0 }, textBlock(1), ...[b, c].map((p) => blockDelta(1, { type: 'text_delta', text: p }))];
+  }),
   events('content_block_start text', (t) => [{ type: 'content_block_start', index: 0, content_block: { type: 'text', text: t } }]),
   events('content_block_start tool_use name', (t) => [{ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: t, input: {} } }]),
   row('message_start content', (t) => ({ start: { type: 'message_start', message: { ...message([{ type: 'text', text: t }]), stop_reason: null } }, events: [] })),

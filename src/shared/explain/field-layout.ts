@@ -133,13 +133,16 @@ export class StreamFieldLayout {
 
   /**
    * What to append before a piece of `path`: FIELD_SEPARATOR when the stream's previous piece came from
-   * another field (two fields of one choice are two texts: glued, "...3435Done." or "...íóńśDone", an
-   * encoded blob or a word-level obfuscation at the end of one would not be decoded), else ''. The
-   * separator belongs to no field; record it with `skip`.
+   * another kind of field (a choice's refusal, reasoning or citation and then its content are different
+   * texts: glued, "...3435Done." or "...íóńśDone", an encoded blob or a word-level obfuscation at the end
+   * of one would not be decoded), else ''. Fields of one kind that differ only by index (a messages
+   * answer's text blocks split by citations, content parts) continue one text. The separator belongs
+   * to no field; record it with `skip`.
    */
   separatorBefore(path: string): string {
     const last = this.layout.last;
-    return last && last.path !== path ? FIELD_SEPARATOR : '';
+    const kind = (p: string) => p.replace(/\[\d+\]/g, '[]');
+    return last && kind(last.path) !== kind(path) ? FIELD_SEPARATOR : '';
   }
 
   /** Records text appended to the stream that belongs to no field (a separator). */
