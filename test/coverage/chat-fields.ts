@@ -46,6 +46,14 @@ export const CHAT_REQUEST: FieldRow[] = [
     chat([user('hi')], { tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string', description: `e.g. ${t}` } } } } }] }),
   ),
   row('tools[].function.name', (t) => chat([user('hi')], { tools: [{ type: 'function', function: { name: t, parameters: { type: 'object' } } }] })),
+  row('tools[].custom.name', (t) => chat([user('hi')], { tools: [{ type: 'custom', custom: { name: t } }] })),
+  row('tools[].custom.description', (t) => chat([user('hi')], { tools: [{ type: 'custom', custom: { name: 'lookup', description: `Looks up ${t}` } }] })),
+  row('tools[].custom.format (grammar definition)', (t) =>
+    chat([user('hi')], { tools: [{ type: 'custom', custom: { name: 'lookup', format: { type: 'grammar', grammar: { syntax: 'lark', definition: `start: "${t}"` } } } }] }),
+  ),
+  row('assistant tool_calls[].custom.input', (t) =>
+    chat([user('q'), { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'custom', custom: { name: 'lookup', input: t } }] }, { role: 'tool', tool_call_id: 'call_1', content: 'done' }]),
+  ),
   row('legacy functions[].name', (t) => chat([user('hi')], { functions: [{ name: t, parameters: { type: 'object' } }] })),
   row('legacy functions[].description', (t) => chat([user('hi')], { functions: [{ name: 'lookup', description: `Looks up ${t}`, parameters: { type: 'object' } }] })),
   row('legacy functions[].parameters', (t) => chat([user('hi')], { functions: [{ name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string', enum: [t] } } } }] })),

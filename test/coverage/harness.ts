@@ -25,6 +25,8 @@ async function startCoverageServices(env: Record<string, string>): Promise<TestS
     output_detectors: detectors,
     deny_list: { entries: [PHRASE, DIGITS], match_type: 'contains' },
     allow_list: { entries: [ALLOWED], match_type: 'contains' },
+    // Rows carry an image URL or a file id beside the scanned field: listed as unscanned, not refused.
+    unscannable: 'allow',
   });
   if (patch.status !== 200) throw new Error(`policy update failed: ${JSON.stringify(patch.json)}`);
   return svc;

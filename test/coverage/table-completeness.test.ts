@@ -26,6 +26,9 @@ const WIRES: Array<[wire: string, rows: FieldRow[], extract: Extract]> = [
   ['messages stream', MESSAGES_STREAM, messagesStreamFields],
 ];
 
+/** Path literals of the extractors that name no text: a file id is listed as unscanned content (X-Risk-Unscanned-Content), never scanned. */
+const NOT_TEXT = ['.file_id'];
+
 const rowPaths = (row: FieldRow, extract: Extract) => pathsOf(row, extract, MARKER).map(norm);
 
 /** The path literals of an extractor's source, `${...}` replaced by nothing and indices normalised. */
@@ -57,12 +60,12 @@ describe('the coverage table covers every field the extractors read', () => {
     const covered = tables.flatMap((rows) => rows.flatMap((r) => rowPaths(r, extractOf(rows))));
     const literals = sourcePathLiterals(file);
     expect(literals.length).toBeGreaterThanOrEqual(least); // the scan of the source found the extractor's paths
-    expect(literals.filter((l) => !covered.some((p) => p.includes(l)))).toEqual([]);
+    expect(literals.filter((l) => !covered.some((p) => p.includes(l)) && !NOT_TEXT.includes(l))).toEqual([]);
   });
 
   it('a new field in an extractor would be caught (the check is not vacuous)', () => {
-    const covered = CHAT_REQUEST.flatMap((r) => rowPaths(r, chatRequestFields));
-    expect(covered.some((p) => p.includes('.custom.input'))).toBe(false);
+    const withoutRow = CHAT_REQUEST.filter((r) => r.label !== 'assistant tool_calls[].custom.input').flatMap((r) => rowPaths(r, chatRequestFields));
+    expect(withoutRow.some((p) => p.includes('.custom.input'))).toBe(false);
     expect(sourcePathLiterals('src/gateway/proxy/openai-chat.spec.ts')).toContain('.reasoning_content');
   });
 
