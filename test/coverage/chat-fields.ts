@@ -1,4 +1,4 @@
-import { URL_EXCLUDED } from './payloads';
+import { DUPLICATE_KEY, URL_EXCLUDED } from './payloads';
 import type { FieldRow, Json } from './table';
 
 /**
@@ -7,6 +7,11 @@ import type { FieldRow, Json } from './table';
  * carry the text inside a JSON document in a string (tool-call arguments): they build from that
  * document's text, so the `\u`-escape variant can spell the value inside it.
  */
+
+/** A base64 data URL of a text file (decoded and scanned by the gateway). */
+export const b64DataUrl = (mime: string, text: string) => `data:${mime};base64,${Buffer.from(text).toString('base64')}`;
+/** The payload travels base64-encoded: no JSON key holds its text to repeat. */
+export const DECODED_ONLY = 'the payload is inside base64 content: no JSON string holds its text to repeat (the duplicate-key variant is covered on the plain fields)';
 
 export const chat = (messages: Json[], extra: Json = {}): Json => ({ model: 'gpt-4o-mini', messages, ...extra });
 export const user = (content: unknown) => ({ role: 'user', content });
@@ -26,6 +31,14 @@ export const CHAT_REQUEST: FieldRow[] = [
     chat([user([{ type: 'text', text: 'Look at this' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }, { type: 'text', text: t }])]),
   ),
   row('user file part filename', (t) => chat([user([{ type: 'file', file: { filename: t, file_id: 'file-abc123' } }, { type: 'text', text: 'Summarise' }])])),
+  row('user file part file_data (a text file, base64 data URL, decoded)', (t) =>
+    chat([user([{ type: 'file', file: { filename: 'notes.txt', file_data: b64DataUrl('text/plain', `Meeting notes: ${t}`) } }, { type: 'text', text: 'Summarise' }])]),
+    { excluded: { [DUPLICATE_KEY]: DECODED_ONLY } },
+  ),
+  row('user file part file_data (bare base64 of a CSV, decoded)', (t) =>
+    chat([user([{ type: 'file', file: { filename: 'rows.csv', file_data: Buffer.from(`id,note\n1,${t}\n`).toString('base64') } }, { type: 'text', text: 'Summarise' }])]),
+    { excluded: { [DUPLICATE_KEY]: DECODED_ONLY } },
+  ),
   row('an earlier user turn (not the last)', (t) => chat([user(`first: ${t}`), { role: 'assistant', content: 'noted' }, user('continue')])),
   row('assistant message content', (t) => chat([user('q'), { role: 'assistant', content: `The answer is ${t}` }, user('and?')])),
   row('assistant content parts', (t) => chat([user('q'), { role: 'assistant', content: [{ type: 'text', text: t }] }, user('and?')])),

@@ -1,5 +1,5 @@
-import { split3 } from './chat-fields';
-import { URL_EXCLUDED } from './payloads';
+import { DECODED_ONLY, split3 } from './chat-fields';
+import { DUPLICATE_KEY, URL_EXCLUDED } from './payloads';
 import type { FieldRow, Json } from './table';
 
 /**
@@ -11,7 +11,7 @@ export const msgs = (messages: Json[], extra: Json = {}): Json => ({ model: 'cla
 const user = (content: unknown) => ({ role: 'user', content });
 const toolUse = (input: Json) => ({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input }] });
 const toolResult = (content: unknown) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content }] });
-const row = (label: string, build: (t: string) => Json): FieldRow => ({ label, build });
+const row = (label: string, build: (t: string) => Json, extra: Partial<FieldRow> = {}): FieldRow => ({ label, build, ...extra });
 const textDoc = (data: string) => ({ type: 'document', source: { type: 'text', media_type: 'text/plain', data } });
 
 export const MESSAGES_REQUEST: FieldRow[] = [
@@ -31,6 +31,14 @@ export const MESSAGES_REQUEST: FieldRow[] = [
     msgs([user('q'), { role: 'assistant', content: [{ type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', title: t, url: 'https://example.com', encrypted_content: 'e' }] }] }, user('go')]),
   ),
   row('document block with a text source', (t) => msgs([user([textDoc(`Report: ${t}`), { type: 'text', text: 'Summarise' }])])),
+  row('document block with a base64 source (text/plain, decoded)', (t) =>
+    msgs([user([{ type: 'document', source: { type: 'base64', media_type: 'text/plain', data: Buffer.from(`Report: ${t}`).toString('base64') } }, { type: 'text', text: 'Summarise' }])]),
+    { excluded: { [DUPLICATE_KEY]: DECODED_ONLY } },
+  ),
+  row('tool_result with a base64 markdown document inside (decoded)', (t) =>
+    msgs([user('read'), toolUse({}), toolResult([{ type: 'document', source: { type: 'base64', media_type: 'text/markdown', data: Buffer.from(`# Notes\n${t}`).toString('base64') } }])]),
+    { excluded: { [DUPLICATE_KEY]: DECODED_ONLY } },
+  ),
   row('document block with a content source', (t) =>
     msgs([user([{ type: 'document', source: { type: 'content', content: [{ type: 'text', text: t }] } }, { type: 'text', text: 'Summarise' }])]),
   ),

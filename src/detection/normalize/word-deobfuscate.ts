@@ -113,8 +113,8 @@ function countUncomposedMarkedLetters(word: string): number {
   return n;
 }
 
-/** A group starts a word (after a space, a quote or a bracket: not inside a path or a URL). */
-const SEPARATED = /(?<![^\s"'(\[{])[A-Za-z]([/_.\-*|+~:,;\\\u00b7\u2022])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
+/** A group starts a word (after a space, a quote, a bracket or a CSV delimiter: not inside a path or a URL). */
+const SEPARATED = /(?<![^\s"'(\[{,;])[A-Za-z]([/_.\-*|+~:,;\\\u00b7\u2022])[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
 
 /** A letter between two copies of one separator (the trigger; a literal class scans fastest). */
 const SEPARATED_QUICK = /([/_.\-*|+~:,;\\\u00b7\u2022])[A-Za-z]\1/;
@@ -144,8 +144,11 @@ export function joinSeparatedLetters(source: string, base?: MappedText): MappedT
 }
 
 const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g' };
-/** A token ends at white space or a double quote (JSON text: `{"query":"1gn0r3 ..."}` in tool arguments or a schema). */
-const TOKEN = /[^\s"]+/g;
+/**
+ * A token ends at white space, a double quote (JSON text: `{"query":"1gn0r3 ..."}` in tool arguments or a
+ * schema), a comma or a semicolon (CSV and similar rows: `1,1gn0r3 4ll ...` in a decoded text file).
+ */
+const TOKEN = /[^\s",;]+/g;
 /** Longer runs are identifiers or encoded blobs, not words. */
 const MAX_LEET_WORD = 15;
 const HEX_ONLY = /^[0-9a-fA-F]{4,}$/;
@@ -177,12 +180,12 @@ function isLeetWord(word: string): boolean {
 /** A leet digit, letters, a leet digit: the heart of a word with digits in two places ("1gn0r3"). */
 const STRONG_CORE = /[013457-9][A-Za-z]+[013457-9]/g;
 /**
- * A leetspeak word is a whole token (delimited by white space or a double quote), apart from punctuation
+ * A leetspeak word is a whole token (delimited as TOKEN says), apart from punctuation
  * at its edges: a piece of a URL, a path, an identifier with '_' or a key=value is not a word
  * ("bit.ly/3xYz9Qk"). A double quote delimits so that a word opening a JSON string value counts.
  */
 const TOKEN_WORD = /^[.,;:!?"'()[\]{}]*([A-Za-z0-9]+)[.,;:!?"'()[\]{}]*$/;
-const isTokenEnd = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x22;
+const isTokenEnd = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x22 || c === 0x2c || c === 0x3b;
 
 /** The word of the token around `at` ('' when the token is not a word). */
 function leetWordAround(source: string, at: number): { start: number; end: number; word: string } {
