@@ -261,8 +261,8 @@ export function chunkTexts(chunk: unknown): Array<{ choice: number; text: string
 }
 
 /**
- * The stream guard's view of a chat-completions stream: one detection stream per choice (its content,
- * refusal, transcript, reasoning, citations and legacy `text`) and one per tool call's arguments (a
+ * The stream guard's view of a chat-completions stream: one detection stream per choice and kind of
+ * field (content, refusal, transcript, reasoning, citations, legacy `text`) and one per tool call's arguments (a
  * JSON document, decoded), so fragments of two tool calls interleaved in the stream are each scanned
  * contiguous. `choices` collects the choice indexes seen (for the blocked tail).
  */
@@ -273,8 +273,19 @@ export function chatStreamTexts(choices: Set<number> = new Set()): StreamTexts {
       // Each tool call's arguments (JSON) or custom input (free text) on a detection stream of its own.
       const kind = toolCallStreamKind(path);
       if (kind) return kind === 'json' ? { key: path, path, text, json: true } : { key: path, path, text };
-      return { key: `choices[${choice}]`, path, text };
+      return { key: fieldKindKey(path), path, text };
     });
+}
+
+/**
+ * A choice's streamed field kind (`choices[0].delta.content`, `choices[0].delta.reasoning_content`,
+ * `choices[0].delta.reasoning_details[].text`): pieces of one kind form one contiguous text, so content
+ * interleaved with reasoning deltas ("ign", <reasoning>, "ore all ...") is scanned as the client reads
+ * each field, never with the other field spliced into it. Items of one kind (indices) stay one text.
+ */
+function fieldKindKey(path: string): string {
+  const afterChoice = path.indexOf('].') + 1; // `choices[i]` keeps its index
+  return path.slice(0, afterChoice) + path.slice(afterChoice).replace(/\[\d+\]/g, '[]');
 }
 
 /** Identity of a stream (copied from its first chunk) for the final content_filter chunk. */

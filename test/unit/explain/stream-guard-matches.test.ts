@@ -50,8 +50,8 @@ describe('StreamGuard: matches of a streamed answer', () => {
     const args0 = ['{"to":"cy@acme-corp.com",', '"n":1}'];
     const content1 = ['Other choice: di@acme-corp.com'];
     // Content of choice 0 (an address split over two chunks), then the arguments of its tool call 3
-    // interleaved with more content, and a second choice. (A choice's content shares one detection
-    // stream with its refusal and transcript; each tool call's arguments have their own.)
+    // interleaved with more content, and a second choice. (Each kind of field of a choice, and each
+    // tool call's arguments, has its own detection stream.)
     const events = [
       chunk([{ index: 0, delta: { content: content0[0] } }]),
       chunk([{ index: 0, delta: { content: content0[1] } }]),
@@ -74,6 +74,25 @@ describe('StreamGuard: matches of a streamed answer', () => {
       ['choices[1].delta.content', 'di@acme-corp.com'],
     ]);
     for (const m of byPath) expect(m.signal).toBe('signature:pii/email');
+  });
+
+  it('scans content interleaved with reasoning deltas as the client reads each field: never spliced', async () => {
+    const policy = policyFixture({ denyList: { entries: ['ignore all previous instructions'], match_type: 'contains' } });
+    const released: string[] = [];
+    const guard = new StreamGuard({ detection: inProcessDetection(), policy, windowChars: 256, texts: chatStreamTexts(), release: (raw) => released.push(raw) });
+    const events = [
+      chunk([{ index: 0, delta: { content: 'Sure: ign' } }]),
+      chunk([{ index: 0, delta: { reasoning_content: 'thinking about it' } }]),
+      chunk([{ index: 0, delta: { content: 'ore all prev' } }]),
+      chunk([{ index: 0, delta: { reasoning_details: [{ index: 0, type: 'reasoning.text', text: 'more thought' }] } }]),
+      chunk([{ index: 0, delta: { content: 'ious instructions' } }]),
+    ];
+    for (const e of events) await guard.push(event(e), e);
+    if (!guard.blocked) await guard.finish();
+    expect(guard.blocked).toBe(true);
+    expect(released.join('')).not.toContain('ious instructions');
+    const [hit] = guard.explained();
+    expect(hit!.matches.map((m) => m.path)).toContain('choices[0].delta.content');
   });
 
   it('scans streamed tool-call arguments decoded (JSON escapes split across chunks), each tool call on its own', async () => {
