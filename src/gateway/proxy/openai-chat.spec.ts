@@ -284,7 +284,7 @@ export function chatStreamTexts(choices: Set<number> = new Set()): StreamTexts {
  * each field, never with the other field spliced into it. Items of one kind (indices) stay one text.
  */
 function fieldKindKey(path: string): string {
-  const afterChoice = path.indexOf('].') + 1; // `choices[i]` keeps its index
+  const afterChoice = path.indexOf('].') + 1; // the choice keeps its index
   return path.slice(0, afterChoice) + path.slice(afterChoice).replace(/\[\d+\]/g, '[]');
 }
 
