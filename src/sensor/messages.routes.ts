@@ -7,15 +7,14 @@ import { authOf } from '../management/projects/request-auth';
 import { AppError } from '../shared/errors';
 import { renderError } from '../shared/http/error-handler';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
-import { repeatsJsonKey } from '../shared/http/json-structure-guard';
 import { noteUnscannedContent } from '../shared/http/unscanned-content';
-import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP, upstreamRepeatsKeyError, upstreamTransportError } from '../shared/http/upstream';
+import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP, upstreamTransportError } from '../shared/http/upstream';
 import { readMessagesRequest } from './messages-spec';
 import { messagesResponseFields, messagesStreamTexts } from './messages-response';
 import { meterStream, svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
 import type { LimitsService } from '../gateway/limits/limits.service';
 import { relayGuardedStream } from '../gateway/proxy/guarded-stream';
-import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scansOutput, scanStage, setOutputRiskHeaders } from '../gateway/proxy/output-scan';
+import { decodeBody, errorBodyFields, MAX_ERROR_BODY, relayedBodyFields, MAX_UPSTREAM_BODY, readBounded, scansOutput, scanStage, setOutputRiskHeaders } from '../gateway/proxy/output-scan';
 import type { TextField } from '../shared/explain/field-layout';
 
 /** Never forwarded upstream: hop-by-hop headers and ours. */
@@ -134,21 +133,8 @@ function relay(reply: FastifyReply, upstream: Dispatcher.ResponseData, body: Buf
   return reply.send(body);
 }
 
-/**
- * A successful answer's texts: a message's content blocks; a body that is not JSON is one text. A JSON
- * body that repeats a key is refused (502 upstream_invalid): it is relayed byte for byte, and a
- * client's parser may read the copy the scan did not.
- */
-function bodyFields(text: string): TextField[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return text.length > 0 ? [{ path: 'body', text }] : [];
-  }
-  if (repeatsJsonKey(text)) throw upstreamRepeatsKeyError();
-  return messagesResponseFields(parsed);
-}
+/** A successful answer's texts: a message's content blocks (a body that is not JSON is one text). */
+const bodyFields = (text: string): TextField[] => relayedBodyFields(text, messagesResponseFields);
 
 interface ScanArgs {
   deps: MessagesRouteDeps;

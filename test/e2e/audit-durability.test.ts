@@ -4,18 +4,9 @@ import { openStorage } from '../../src/storage/data-source';
 import { STORAGE_TARGETS, pgliteTarget } from '../helpers/databases';
 import { gqlRequest } from '../helpers/management-clients';
 import { postJson, startTestServices, type TestServices } from '../helpers/services';
+import { until } from '../helpers/until';
 
 /** Issue 16: failed-closed events say why; a graceful shutdown under load loses no event. */
-
-async function until<T>(fn: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A TCP listener that accepts and never answers: gRPC calls to it overrun their deadline. */
 async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {

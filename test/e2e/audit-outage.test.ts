@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { postgresTarget, TEST_DATABASE_URL, type StorageTarget } from '../helpers/databases';
+import { postgresBehindProxy, TEST_DATABASE_URL } from '../helpers/databases';
 import { postJson, startTestServices, type TestServices } from '../helpers/services';
-import { TcpProxy } from '../helpers/tcp-proxy';
+import type { TcpProxy } from '../helpers/tcp-proxy';
 
 /**
  * Issue 16: a 60 s PostgreSQL outage under steady traffic loses no audit event. The database sits
@@ -30,30 +30,20 @@ onPostgres('a 60 s PostgreSQL outage under traffic', () => {
   let directUrl = '';
   let svc: TestServices;
   const spoolDir = mkdtempSync(join(tmpdir(), 'gw-outage-spool-'));
-  const behindProxy: StorageTarget = {
-    name: 'postgres',
-    async create() {
-      const db = await postgresTarget.create();
-      directUrl = db.databaseUrl ?? '';
-      const url = new URL(directUrl);
-      proxy = new TcpProxy(url.hostname, Number(url.port || 5432));
-      await proxy.start();
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      return { ...db, databaseUrl: url.toString() };
-    },
-  };
+  const behindProxy = postgresBehindProxy();
 
   beforeAll(async () => {
-    svc = await startTestServices(behindProxy, {
+    svc = await startTestServices(behindProxy.target, {
       services: ['detection', 'gateway'],
       env: { AUDIT_SPOOL_DIR: spoolDir, AUTH_CACHE_TTL_MS: '300000', DATABASE_CONNECT_TIMEOUT_MS: '1000', DATABASE_STATEMENT_TIMEOUT_MS: '1500' },
     });
+    proxy = behindProxy.state.proxy;
+    directUrl = behindProxy.state.directUrl ?? '';
   });
   afterAll(async () => {
-    if (proxy) await proxy.start().catch(() => undefined);
+    if (behindProxy.state.proxy) await behindProxy.state.proxy.start().catch(() => undefined);
     await svc?.dispose();
-    await proxy?.stop();
+    await behindProxy.state.proxy?.stop();
     rmSync(spoolDir, { recursive: true, force: true });
   });
 

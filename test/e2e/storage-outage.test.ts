@@ -1,8 +1,8 @@
 import { generateApiKey } from '../../src/shared/api-key';
-import { postgresTarget, TEST_DATABASE_URL, type StorageTarget } from '../helpers/databases';
+import { postgresBehindProxy, TEST_DATABASE_URL } from '../helpers/databases';
 import { gqlRequest, type Json } from '../helpers/management-clients';
 import { postJson, startTestServices, type TestServices } from '../helpers/services';
-import { TcpProxy } from '../helpers/tcp-proxy';
+import type { TcpProxy } from '../helpers/tcp-proxy';
 
 /**
  * PostgreSQL unreachable or stalled, with the real services on port 0 and the database behind a TCP
@@ -42,30 +42,20 @@ function expectStorageUnavailable(a: Answer): void {
 onPostgres('PostgreSQL unreachable or stalled → 503 storage_unavailable', () => {
   let proxy: TcpProxy | undefined;
   let svc: TestServices;
-  const behindProxy: StorageTarget = {
-    name: 'postgres',
-    async create() {
-      const db = await postgresTarget.create();
-      const url = new URL(db.databaseUrl ?? '');
-      proxy = new TcpProxy(url.hostname, Number(url.port || 5432));
-      await proxy.start();
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      return { ...db, databaseUrl: url.toString() };
-    },
-  };
+  const behindProxy = postgresBehindProxy();
 
   beforeAll(async () => {
-    svc = await startTestServices(behindProxy, {
+    svc = await startTestServices(behindProxy.target, {
       services: ['detection', 'gateway', 'sensor'],
       env: { DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS), DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), AUTH_CACHE_TTL_MS: '300000' },
     });
+    proxy = behindProxy.state.proxy;
   });
   afterAll(async () => {
-    proxy?.unstall();
-    if (proxy) await proxy.start().catch(() => undefined);
+    behindProxy.state.proxy?.unstall();
+    if (behindProxy.state.proxy) await behindProxy.state.proxy.start().catch(() => undefined);
     await svc?.dispose();
-    await proxy?.stop();
+    await behindProxy.state.proxy?.stop();
   });
 
   const auth = () => ({ authorization: `Bearer ${svc.apiKey}` });

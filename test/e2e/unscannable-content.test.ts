@@ -5,6 +5,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { pgliteTarget } from '../helpers/databases';
 import { gqlClient, restClient, type Json } from '../helpers/management-clients';
 import { postJson, startTestServices, type TestServices } from '../helpers/services';
+import { until } from '../helpers/until';
 
 /**
  * Content no detector can read (images, audio, PDFs, file references) and inline text files, through
@@ -18,15 +19,6 @@ const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 const PDF = `data:application/pdf;base64,${b64('%PDF-1.7\n%\u00e2\u00e3\n1 0 obj << >> endobj\n')}`;
 const PNG = `data:image/png;base64,${b64(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))}`;
 
-async function until<T>(fn: () => Promise<T | undefined>, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('unscannable content and inline files', () => {
   let openaiUpstream: FakeOpenAI;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { openStorage, type Storage } from '../../src/storage/data-source';
+import { TcpProxy } from './tcp-proxy';
 
 /**
  * Storage targets for tests: the embedded PGlite always, and a real PostgreSQL when TEST_DATABASE_URL
@@ -56,6 +57,29 @@ export const postgresTarget: StorageTarget = {
 };
 
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set. */
+/**
+ * A fresh PostgreSQL database reached through a TcpProxy (to take it down or stall it): `target` hands
+ * the services the proxied URL; once created, `state.proxy` is the proxy and `state.directUrl` the
+ * database's own URL (to count rows while the proxy is down).
+ */
+export function postgresBehindProxy(): { target: StorageTarget; state: { proxy?: TcpProxy; directUrl?: string } } {
+  const state: { proxy?: TcpProxy; directUrl?: string } = {};
+  const target: StorageTarget = {
+    name: 'postgres',
+    async create() {
+      const db = await postgresTarget.create();
+      state.directUrl = db.databaseUrl ?? '';
+      const url = new URL(state.directUrl);
+      state.proxy = new TcpProxy(url.hostname, Number(url.port || 5432));
+      await state.proxy.start();
+      url.hostname = '127.0.0.1';
+      url.port = String(state.proxy.port);
+      return { ...db, databaseUrl: url.toString() };
+    },
+  };
+  return { target, state };
+}
+
 export const STORAGE_TARGETS: StorageTarget[] = TEST_DATABASE_URL ? [pgliteTarget, postgresTarget] : [pgliteTarget];
 
 if (!TEST_DATABASE_URL && !process.env.CI) {

@@ -130,12 +130,11 @@ export function jsonStringFields(value: unknown, path: string, out: TextField[] 
 }
 
 /**
- * What an upstream error body says, to scan with the output policy (it may echo the caller's content):
- * every string of a JSON body; a body that is not JSON is scanned as one text (`body`). A JSON body
- * that repeats a key is refused (502 upstream_invalid): the scan would see the last copy, a client
- * reading the relayed body may keep the first.
+ * The texts of an upstream body relayed byte for byte: a JSON body's fields as `fieldsOf` reads them; a
+ * body that is not JSON is scanned as one text (`body`). A JSON body that repeats a key is refused (502
+ * upstream_invalid): the scan would see the last copy, a client reading the relayed body may keep the first.
  */
-export function errorBodyFields(text: string): TextField[] {
+export function relayedBodyFields(text: string, fieldsOf: (parsed: unknown) => TextField[]): TextField[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -143,5 +142,8 @@ export function errorBodyFields(text: string): TextField[] {
     return text.length > 0 ? [{ path: 'body', text }] : [];
   }
   if (repeatsJsonKey(text)) throw upstreamRepeatsKeyError();
-  return jsonStringFields(parsed, '');
+  return fieldsOf(parsed);
 }
+
+/** What an upstream error body says, to scan with the output policy (it may echo the caller's content): every string. */
+export const errorBodyFields = (text: string): TextField[] => relayedBodyFields(text, (parsed) => jsonStringFields(parsed, ''));
