@@ -116,4 +116,29 @@ describe('SSE framing by the event-stream rules', () => {
     expect(events.map((e) => e.raw).join('')).toBe(s);
     expect(datas(events)).toEqual([]);
   });
+
+  it('searches each character once however the input is cut: a 6 MB event in 64 KB chunks (linear, not a rescan per chunk)', () => {
+    const body = `{"x":"${'a'.repeat(6 * 1024 * 1024)}"}`;
+    const stream = `: hi\r\n\r\ndata: ${body}\r\n\r\ndata: [DONE]\n\n`;
+    const p = new SseParser();
+    const events: SseEvent[] = [];
+    let chunks = 0;
+    for (let i = 0; i < stream.length; i += 64 * 1024, chunks++) events.push(...p.push(stream.slice(i, i + 64 * 1024)));
+    events.push(...p.end());
+    expect(events.map((e) => e.raw).join('')).toBe(stream);
+    expect(datas(events)).toEqual([body, '[DONE]']);
+    expect(chunks).toBeGreaterThan(90);
+    // Every character searched at most once (a rescan of the pending event per chunk: ~300 M).
+    expect(p.scannedChars).toBeLessThanOrEqual(stream.length);
+    expect(p.scannedChars).toBeGreaterThan(stream.length - 10);
+  });
+
+  it('searches each character once when fed one character at a time, with CR, LF and CRLF split everywhere', () => {
+    const s = `\uFEFFdata: a\r\r\ndata: b\r\n\r\n: c\n\ndata: d\r\rdata: e\n\n`;
+    const p = new SseParser();
+    const events = [...[...s].flatMap((ch) => p.push(ch)), ...p.end()];
+    expect(events.map((e) => e.raw).join('')).toBe(s);
+    expect(datas(events)).toEqual(standardData(s));
+    expect(p.scannedChars).toBeLessThanOrEqual(s.length);
+  });
 });
