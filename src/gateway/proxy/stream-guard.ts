@@ -39,6 +39,8 @@ export interface StreamGuardOptions {
   windowChars: number;
   texts: StreamTexts;
   release: (raw: string) => void;
+  /** Called once after each run of released events: sends them now (see guarded-stream.ts). */
+  flush?: () => void;
 }
 
 interface FieldStream {
@@ -166,11 +168,14 @@ export class StreamGuard {
   }
 
   private releaseReady(): void {
+    let released = false;
     while (!this.blocked && this.held.length > 0) {
       const next = this.held[0]!;
-      if (!next.ends.every(([key, end]) => (this.streams.get(key)?.released ?? 0) >= end)) return;
+      if (!next.ends.every(([key, end]) => (this.streams.get(key)?.released ?? 0) >= end)) break;
       this.held.shift();
       this.o.release(next.raw);
+      released = true;
     }
+    if (released) this.o.flush?.();
   }
 }
