@@ -106,9 +106,13 @@ export class DetectStreamWriter {
   private async step(work: () => Promise<void>): Promise<void> {
     const release: Release | undefined = await this.d.admission?.acquire({ admitted: true, signal: this.d.signal });
     let timer: NodeJS.Timeout | undefined;
+    let late: NodeJS.Immediate | undefined;
     try {
+      // The deadline is judged after the loop's pending I/O: when the process was busy past it (1,024
+      // streams at once), the expired timer runs before the socket's waiting answer is read, and would
+      // fail a step that was answered in time.
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(stepTimeout(this.d.stepTimeoutMs)), this.d.stepTimeoutMs);
+        timer = setTimeout(() => (late = setImmediate(() => reject(stepTimeout(this.d.stepTimeoutMs)))), this.d.stepTimeoutMs);
       });
       await Promise.race([work(), timeout]);
     } catch (err) {
@@ -117,6 +121,7 @@ export class DetectStreamWriter {
       throw err;
     } finally {
       clearTimeout(timer);
+      if (late) clearImmediate(late);
       release?.();
     }
   }

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import * as net from 'node:net';
 import { DetectionAdmission } from '../../../src/shared/detection-admission';
 import { DetectStreamWriter, MAX_BATCH_CHARS } from '../../../src/shared/detection-stream-writer';
 
@@ -130,5 +131,46 @@ describe('DetectStreamWriter', () => {
     finish();
     await ended;
     expect(admission.stats().active).toBe(0);
+  });
+
+  it('an answer waiting on a socket when the deadline passed during a busy loop still counts: the deadline is judged after pending I/O', async () => {
+    // The answer travels over a real socket: it is written (into the kernel) as the step is sent, then
+    // the loop is kept busy past the deadline, so the expired timer and the readable socket are due in
+    // the same loop turn (timers run first).
+    let peer: net.Socket | undefined;
+    const server = net.createServer((socket) => (peer = socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+    await new Promise((resolve) => client.once('connect', resolve));
+    while (!peer) await new Promise((resolve) => setImmediate(resolve));
+    try {
+      const failures: unknown[] = [];
+      let answered = 0;
+      const writer = new DetectStreamWriter({
+        send: async () => undefined,
+        received: (chars) =>
+          new Promise<void>((resolve) => {
+            client.once('data', (d) => {
+              answered += d.length;
+              if (answered >= chars) resolve();
+            });
+            peer!.write('x'.repeat(chars));
+            const until = Date.now() + 60; // busy past the deadline: the answer waits in the socket
+            while (Date.now() < until);
+          }),
+        fail: (err) => failures.push(err),
+        admission: new DetectionAdmission({ maxActive: 1, maxQueued: 0 }),
+        stepTimeoutMs: 20,
+        signal: new AbortController().signal,
+      });
+      await writer.write('answered in time');
+      await writer.end(Promise.resolve()).catch(() => undefined);
+      expect(answered).toBe('answered in time'.length);
+      expect(failures).toEqual([]);
+    } finally {
+      client.destroy();
+      peer.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
