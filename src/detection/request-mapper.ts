@@ -78,6 +78,7 @@ export function fromProtoStreamStart(start: ProtoDetectStreamStart | null): Stre
     failMode,
     detectorTimeoutMs: start.detector_timeout_ms > 0 ? start.detector_timeout_ms : undefined,
     windowChars: start.window_chars > 0 ? start.window_chars : undefined,
+    holdBackChars: start.hold_back_chars > 0 ? start.hold_back_chars : undefined,
   };
 }
 

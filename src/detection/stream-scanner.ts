@@ -28,6 +28,20 @@ import type { DetectionEngine, PreparedScan, PrepareInput, RawScan } from './eng
  * chunks does not rescan the window for every character), and at the end, where the rest of the text
  * (the tail) is settled too.
  *
+ * Incremental release (`holdBackChars` H > 0, what the gateway's stream guard asks for): instead of
+ * waiting for W characters after the region, each push that makes text releasable is scanned at once,
+ * and the boundary is H characters before the end of what was received, moved back to the start of the
+ * run of non-space characters it falls in (never further back than W before the end). So a token no
+ * longer than W (a key, an e-mail address, a URL, a number) and any match no longer than H (a card or
+ * IBAN written in groups, a phone number, a short address) has arrived whole, and been scanned, before
+ * any character of it is released, while the rest of the text is released about H characters behind
+ * the model instead of W (an answer shorter than W no longer waits for its end). A longer match made of
+ * several tokens can now straddle the boundary: its start is then already settled when the rest arrives,
+ * so a localized finding is reported once per (signal, start) rather than only when it starts in the
+ * newly settled region; it still blocks everything not yet released. The work per scan stays bounded
+ * (lookbehind W + the held tail + the new text), so the characters scanned grow linearly with the
+ * stream (`scannedChars`).
+ *
  * Limits, by construction: a match longer than W (a PEM block, a huge base64 blob) is reported with
  * the span seen within the window, and blobs longer than W may not be decoded across a boundary.
  * `exact` allow / deny entries can only match at the end, when the whole stream is still in the buffer.
@@ -51,7 +65,14 @@ export const STREAM_MIN_SCAN_CHARS = 256;
 export interface StreamScannerOptions extends PrepareInput {
   /** Carry-over window; 0 / undefined = STREAM_WINDOW_CHARS, else clamped to MIN..MAX_STREAM_WINDOW_CHARS. */
   windowChars?: number;
+  /** Incremental release (see above): characters held back after the released text; 0 / undefined = off. At most the window. */
+  holdBackChars?: number;
 }
+
+const reportKey = (type: string, f: { start: number; signal?: string }) => `${type}\u0000${f.signal ?? ''}\u0000${f.start}`;
+
+/** A run of characters that are not white space, ending at the end of a string. */
+const TRAILING_TOKEN = /\S+$/;
 
 /** One answer of the scanner: what this scan settled, and the running verdict. */
 /** What one scan of the stream reports: the client's DetectStreamUpdate, one definition for both ends. */
@@ -70,6 +91,14 @@ export function streamWindow(requested: number | undefined): number {
 export class StreamScanner {
   private readonly prepared: PreparedScan;
   private readonly window: number;
+  /** Incremental release: characters held back after the released text (0: the full window). */
+  private readonly holdBack: number;
+  /** Localized findings already reported, by signal and stream start (incremental release only); pruned with the buffer. */
+  private readonly reported = new Map<string, number>();
+  /** Characters handed to the engine, all scans together. */
+  scannedChars = 0;
+  /** What had been received at the last scan: a match that straddled the release point ends after it. */
+  private lastScanEnd = 0;
   private buffer = '';
   private bufferStart = 0;
   private settledTo = 0;
@@ -83,6 +112,8 @@ export class StreamScanner {
   constructor(engine: DetectionEngine, options: StreamScannerOptions) {
     this.prepared = engine.prepare(options);
     this.window = streamWindow(options.windowChars);
+    const h = options.holdBackChars;
+    this.holdBack = h === undefined || !Number.isFinite(h) || h <= 0 ? 0 : Math.min(this.window, Math.floor(h));
   }
 
   get received(): number {
@@ -98,9 +129,35 @@ export class StreamScanner {
   async push(chunk: string): Promise<StreamUpdate | undefined> {
     if (this.finished) throw new Error('stream already finished');
     this.buffer += chunk;
-    const boundary = this.prepared.scanned ? this.received - this.window : this.received;
+    if (!this.prepared.scanned) {
+      if (this.received - this.settledTo < STREAM_MIN_SCAN_CHARS) return undefined;
+      return this.scanUpTo(this.received, false);
+    }
+    if (this.holdBack > 0) {
+      const boundary = this.incrementalBoundary();
+      return boundary > this.settledTo ? this.scanUpTo(boundary, false) : undefined;
+    }
+    const boundary = this.received - this.window;
     if (boundary - this.settledTo < STREAM_MIN_SCAN_CHARS) return undefined;
     return this.scanUpTo(boundary, false);
+  }
+
+  /**
+   * Incremental release: H characters before the end, moved back to the start of the run of non-space
+   * characters that reaches it (a token still arriving, or just complete, is never split), never more
+   * than W before the end.
+   */
+  private incrementalBoundary(): number {
+    const received = this.received;
+    let at = received - this.holdBack - this.bufferStart;
+    if (at <= 0) return this.bufferStart;
+    const floor = Math.max(0, received - this.window - this.bufferStart);
+    // A run of non-space characters through `at` (the character before it and the one at it): back to its start.
+    if (at < this.buffer.length && /\S/.test(this.buffer[at]!) && /\S/.test(this.buffer[at - 1]!)) {
+      const token = TRAILING_TOKEN.exec(this.buffer.slice(floor, at));
+      if (token) at = floor + token.index;
+    }
+    return this.bufferStart + Math.max(at, floor);
   }
 
   /** Ends the stream: scans the rest and returns the last update (`done`). */
@@ -134,10 +191,12 @@ export class StreamScanner {
     const started = performance.now();
     let raw: RawScan | undefined;
     if (this.prepared.scanned) {
+      this.scannedChars += this.buffer.length;
       raw = await this.prepared.scan(this.buffer, { wholeText: final && this.bufferStart === 0 });
       if (raw.allowListed) this.allowListed = true;
     }
     const results = raw ? this.settledResults(raw.results, boundary, final) : [];
+    this.lastScanEnd = this.received;
     const verdict = decide({ results, failed: raw?.failed ?? [], failMode: this.prepared.failMode });
     const newCategories = verdict.categories.filter((c) => this.mergeCategory(c));
     if (verdict.blocked) this.blocked = true;
@@ -163,14 +222,30 @@ export class StreamScanner {
    */
   private settledResults(results: RuleResult[], boundary: number, final: boolean): RuleResult[] {
     const offset = this.bufferStart;
-    const settles = (f: { start: number; end: number; signal?: string }) =>
-      f.start >= this.settledTo || (WINDOW_LEVEL.test(f.signal ?? '') && f.end > this.settledTo);
-    return results.map((r) => ({
+    const windowLevel = (f: { signal?: string }) => WINDOW_LEVEL.test(f.signal ?? '');
+    const settles = (type: string, f: { start: number; end: number; signal?: string }) =>
+      f.start >= this.settledTo || (windowLevel(f) && f.end > this.settledTo) || (this.holdBack > 0 && this.unreported(type, f));
+    const mapped = results.map((r) => ({
       ...r,
       findings: r.findings
         .map((f) => ({ confidence: f.confidence, start: f.start + offset, end: f.end + offset, signal: f.signal }))
-        .filter((f) => settles(f) && (final || f.start < boundary)),
+        .filter((f) => settles(r.type, f) && (final || f.start < boundary)),
     }));
+    if (this.holdBack > 0) {
+      for (const r of mapped) for (const f of r.findings) if (!windowLevel(f)) this.reported.set(reportKey(r.type, f), f.start);
+    }
+    return mapped;
+  }
+
+  /**
+   * A localized match that straddled the release point: it starts before settledTo, reaches text new in
+   * this scan (so it could not be seen whole before), does not start at the cut edge of the lookbehind
+   * (a piece of a word there may look like a match of its own), and was not reported yet.
+   */
+  private unreported(type: string, f: { start: number; end: number; signal?: string }): boolean {
+    if (WINDOW_LEVEL.test(f.signal ?? '') || f.end <= this.lastScanEnd) return false;
+    if (this.bufferStart > 0 && f.start <= this.bufferStart) return false;
+    return !this.reported.has(reportKey(type, f));
   }
 
   /** Folds a fired category into the running verdict; true when it is new or its action got more severe. */
@@ -192,5 +267,6 @@ export class StreamScanner {
     if (keepFrom === this.bufferStart) return;
     this.buffer = this.buffer.slice(keepFrom - this.bufferStart);
     this.bufferStart = keepFrom;
+    for (const [key, start] of this.reported) if (start < keepFrom) this.reported.delete(key);
   }
 }

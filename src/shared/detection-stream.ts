@@ -31,6 +31,14 @@ export const DEFAULT_STREAM_TIMEOUT_MS = 15 * 60_000;
 const streamMethod = detectionStreamMethod<ProtoDetectStreamRequest, ProtoDetectStreamResponse>('DetectStream');
 
 /** Options of a streaming scan (DetectStream). */
+/**
+ * Characters the gateway's and the sensor's output streams hold back after released text (incremental
+ * release, see detection/stream-scanner.ts): covers a card, IBAN or phone number written in groups and
+ * a short address; a run of non-space characters up to the window (a key, an e-mail address, a URL) is
+ * held whole whatever its length.
+ */
+export const STREAM_HOLD_BACK_CHARS = 128;
+
 export interface DetectStreamOptions {
   direction: Direction;
   policy: DetectionPolicy;
@@ -40,6 +48,11 @@ export interface DetectStreamOptions {
   detectorTimeoutMs?: number;
   /** Carry-over window on the server (characters of context around the settled region); default 1024. */
   windowChars?: number;
+  /**
+   * Incremental release (see stream-scanner.ts): text is released once this many characters follow it
+   * (and never inside a run of non-space characters still arriving); default: once the window follows it.
+   */
+  holdBackChars?: number;
   /** Deadline of the whole stream, in milliseconds (default DEFAULT_STREAM_TIMEOUT_MS). */
   timeoutMs?: number;
   /**
@@ -136,6 +149,7 @@ export function openDetectStream({ client, options, toProtoConfig, toAppError, a
     fail_mode: FAIL_MODE_TO_PROTO[options.failMode ?? 'closed'],
     detector_timeout_ms: options.detectorTimeoutMs ?? 0,
     window_chars: options.windowChars ?? 0,
+    hold_back_chars: options.holdBackChars ?? 0,
   };
 
   const cancelled = new AbortController();

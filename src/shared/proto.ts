@@ -180,6 +180,7 @@ export interface ProtoDetectStreamStart {
   fail_mode: ProtoFailMode;
   detector_timeout_ms: number;
   window_chars: number;
+  hold_back_chars: number;
 }
 
 export interface ProtoDetectStreamRequest {

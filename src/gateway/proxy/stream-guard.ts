@@ -1,4 +1,5 @@
 import type { DetectCategory, DetectionClient, DetectStream, DetectStreamUpdate } from '../../shared/detection-client';
+import { STREAM_HOLD_BACK_CHARS } from '../../shared/detection-stream';
 import type { DetectionPolicy } from '../../shared/policy';
 import { StreamFieldLayout } from '../../shared/explain/field-layout';
 import { CategoryMatches, type ExplainedCategory } from '../../shared/explain/verdict-matches';
@@ -8,7 +9,8 @@ import type { SseEvent } from './sse';
 /**
  * Output enforcement for a streamed response, whatever its wire API. Every upstream event is held
  * until ALL the text it carries has been scanned with enough following context (the detection
- * stream's `releasedUpTo`); events are released strictly in order. When the detection verdict turns
+ * stream's `releasedUpTo`: incremental release, `holdBackChars` behind the model and never inside a
+ * token still arriving); events are released strictly in order. When the detection verdict turns
  * to blocked, nothing more is released. Events without text are released as soon as everything
  * before them is.
  *
@@ -37,6 +39,8 @@ export interface StreamGuardOptions {
   detection: DetectionClient;
   policy: DetectionPolicy;
   windowChars: number;
+  /** Incremental release: characters held back after released text (default STREAM_HOLD_BACK_CHARS; 0: the whole window). */
+  holdBackChars?: number;
   texts: StreamTexts;
   release: (raw: string) => void;
   /** Called once after each run of released events: sends them now (see guarded-stream.ts). */
@@ -138,6 +142,7 @@ export class StreamGuard {
         direction: 'output',
         policy: this.o.policy,
         windowChars: this.o.windowChars,
+        holdBackChars: this.o.holdBackChars ?? STREAM_HOLD_BACK_CHARS,
         onUpdate: (u: DetectStreamUpdate) => this.apply(key, u),
       });
       c = { stream, written: 0, released: 0, fields: new StreamFieldLayout() };

@@ -150,7 +150,7 @@ describe('DetectStream over gRPC', () => {
         for (const m of messages) call.write(m);
         call.end();
       });
-    const start = { direction: 'DIRECTION_OUTPUT' as const, config: null, fail_mode: 'FAIL_MODE_OPEN' as const, detector_timeout_ms: 0, window_chars: 0 };
+    const start = { direction: 'DIRECTION_OUTPUT' as const, config: null, fail_mode: 'FAIL_MODE_OPEN' as const, detector_timeout_ms: 0, window_chars: 0, hold_back_chars: 0 };
     try {
       const noStart = await run([{ text: 'hello' }]);
       expect(noStart.status.code).toBe(grpc.status.INVALID_ARGUMENT);

@@ -20,6 +20,7 @@ describe('shared/proto: streaming messages', () => {
       fail_mode: 'FAIL_MODE_OPEN',
       detector_timeout_ms: 0,
       window_chars: 0,
+      hold_back_chars: 0,
     };
     const request: ProtoDetectStreamRequest = { start: null, text: '', final: false, ack: false };
     const response: ProtoDetectStreamResponse = {

@@ -9,7 +9,7 @@ import { policyFixture } from '../detection/policy-fixture';
 function inProcessDetection(): DetectionClient {
   const engine = createDetectionEngine();
   const detectStream = (o: DetectStreamOptions): DetectStream => {
-    const scanner = new StreamScanner(engine, { direction: o.direction, config: o.policy, windowChars: o.windowChars });
+    const scanner = new StreamScanner(engine, { direction: o.direction, config: o.policy, windowChars: o.windowChars, holdBackChars: o.holdBackChars });
     let latest: DetectStreamUpdate | undefined;
     const emit = (u: DetectStreamUpdate | undefined) => {
       if (!u) return;
@@ -127,5 +127,38 @@ describe('StreamGuard: matches of a streamed answer', () => {
     const more = chunk([{ index: 0, delta: { tool_calls: calls(MAX_FIELD_STREAMS, 1) } }]);
     await expect(guard.push(event(more), more)).rejects.toThrow(/more than/);
     guard.cancel();
+  });
+
+  it('releases the chunks of an answer shorter than the scan window before its end, and never a byte of an address split across chunks', async () => {
+    const policy = policyFixture({ outputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'block' }] });
+    const released: string[] = [];
+    let flushes = 0;
+    const guard = new StreamGuard({
+      detection: inProcessDetection(),
+      policy,
+      windowChars: 256,
+      texts: chatStreamTexts(),
+      release: (raw) => released.push(raw),
+      flush: () => (flushes += 1),
+    });
+    const words = 'The garden is quiet in the morning and the roses open slowly while the bees wake. '.repeat(3); // 249 characters
+    const pieces = words.match(/[\s\S]{1,12}/g)!;
+    for (const p of pieces) {
+      const e = chunk([{ index: 0, delta: { content: p } }]);
+      await guard.push(event(e), e);
+    }
+    const releasedBeforeEnd = released.length;
+    expect(releasedBeforeEnd).toBeGreaterThanOrEqual(5); // before: 0 (everything at the end, after finish)
+    expect(flushes).toBeGreaterThanOrEqual(5); // one flush per run of released events
+    // Then an address split across three chunks: none of its characters goes out before the scan blocks it.
+    for (const p of ['write to ann.l', 'ee@example-co', 'rp.com please. ', 'x'.repeat(200)]) {
+      const e = chunk([{ index: 0, delta: { content: p } }]);
+      await guard.push(event(e), e);
+    }
+    if (!guard.blocked) await guard.finish();
+    expect(guard.blocked).toBe(true);
+    const out = released.map((r) => JSON.parse(r.slice(6)).choices[0].delta.content as string).join('');
+    expect(out).not.toContain('ann.l');
+    expect(words.startsWith(out) || out.startsWith(words)).toBe(true);
   });
 });
