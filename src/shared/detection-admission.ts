@@ -28,7 +28,11 @@ export interface DetectionAdmissionOptions {
 }
 
 export const DEFAULT_DETECTION_MAX_ACTIVE = 16;
-export const DEFAULT_DETECTION_MAX_QUEUED = 1024;
+/**
+ * 4096: the queue holds new work and every open stream's next step, so 1,024 streams open together (one
+ * queued step each) plus a burst of new requests fit; a waiter is a few hundred bytes.
+ */
+export const DEFAULT_DETECTION_MAX_QUEUED = 4096;
 export const DETECTION_RETRY_AFTER_SECONDS = 1;
 
 /** Returned by acquire: ends the piece of work (idempotent). */
