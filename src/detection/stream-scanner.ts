@@ -71,8 +71,8 @@ export interface StreamScannerOptions extends PrepareInput {
 
 const reportKey = (type: string, f: { start: number; signal?: string }) => `${type}\u0000${f.signal ?? ''}\u0000${f.start}`;
 
-/** A run of characters that are not white space, ending at the end of a string. */
-const TRAILING_TOKEN = /\S+$/;
+/** One white-space character (what ends a token for the release point). */
+const SPACE = /\s/;
 
 /** One answer of the scanner: what this scan settled, and the running verdict. */
 /** What one scan of the stream reports: the client's DetectStreamUpdate, one definition for both ends. */
@@ -153,9 +153,8 @@ export class StreamScanner {
     if (at <= 0) return this.bufferStart;
     const floor = Math.max(0, received - this.window - this.bufferStart);
     // A run of non-space characters through `at` (the character before it and the one at it): back to its start.
-    if (at < this.buffer.length && /\S/.test(this.buffer[at]!) && /\S/.test(this.buffer[at - 1]!)) {
-      const token = TRAILING_TOKEN.exec(this.buffer.slice(floor, at));
-      if (token) at = floor + token.index;
+    if (at < this.buffer.length && !SPACE.test(this.buffer[at]!)) {
+      while (at > floor && !SPACE.test(this.buffer[at - 1]!)) at -= 1; // linear in the token, at most W
     }
     return this.bufferStart + Math.max(at, floor);
   }
