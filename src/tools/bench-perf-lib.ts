@@ -3,6 +3,7 @@
  * issue-17 table from the measurements of N runs as ranges (min–max, median) next to the targets, with
  * met / not met. No I/O and no timing here, so it is unit-tested (test/unit/tools/bench-perf-lib.test.ts).
  */
+import { prng } from './text-corpus';
 
 /** The systems compared, each in its own process(es) in front of (or being) the same fake upstream. */
 export type SystemId = 'direct' | 'floor' | 'ours' | 'portkey';
@@ -36,8 +37,8 @@ export interface SystemRun {
   rssAfterMb?: number;
   /** From spawn to healthy (ms). */
   startMs?: number;
-  /** 1 MB /v1/detect, sequential (ms). */
-  detect1mb?: { p50: number; max: number };
+  /** 1 MB /v1/detect, sequential (ms), and how many calls failed (e.g. 503 past the detection deadline). */
+  detect1mb?: { p50: number; max: number; failed?: number };
 }
 
 export interface PerfRun {
@@ -224,8 +225,14 @@ export function rows(runs: PerfRun[], streams: number): Row[] {
   }
 
   {
-    const [m, each] = check(runs, (r) => r.systems.ours?.detect1mb?.p50, (v) => v <= 100);
-    out.push({ figure: '1 MB `/v1/detect` (p50)', ours: range(per(runs, (r) => r.systems.ours?.detect1mb?.p50), { unit: ' ms' }), portkey: '', floor: '', target: '≤ 100 ms', verdict: judge(m, each) });
+    // A failed call (an answer other than 200) fails the run's check whatever the others took.
+    const d1 = (r: PerfRun) => (r.systems.ours?.detect1mb?.failed ? Infinity : r.systems.ours?.detect1mb?.p50);
+    const s1 = stats(per(runs, (r) => r.systems.ours?.detect1mb?.p50));
+    const failed = runs.reduce((n, r) => n + (r.systems.ours?.detect1mb?.failed ?? 0), 0);
+    const m = s1 ? s1.median <= 100 && failed === 0 : undefined;
+    const each = runs.map((r) => { const v = d1(r); return v === undefined ? undefined : v <= 100; });
+    const cell = range(per(runs, (r) => r.systems.ours?.detect1mb?.p50), { unit: ' ms' });
+    out.push({ figure: '1 MB `/v1/detect` (p50)', ours: `${cell}${failed ? `; ${failed} call(s) failed` : ''}`, portkey: '', floor: '', target: '≤ 100 ms', verdict: judge(m, each) });
   }
 
   {
@@ -279,18 +286,6 @@ export function renderDetails(runs: PerfRun[]): string[] {
     }
   });
   return lines;
-}
-
-/** A small deterministic PRNG (mulberry32), so a run's prompts can be reproduced from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Benign sentences: no names, numbers, addresses, links, secrets or anything a detector looks for. */

@@ -283,21 +283,23 @@ function megabyte(i: number): string {
   return parts.join('\n').slice(0, MB);
 }
 
-async function detect1mb(gateway: string, auth: Record<string, string>): Promise<{ p50: number; max: number; note?: string }> {
+/** DETECT_1MB sequential calls after one warm-up; a failed call is counted and named, not fatal. */
+async function detect1mb(gateway: string, auth: Record<string, string>): Promise<{ lat?: { p50: number; max: number }; failed: number; notes: string[] }> {
   const times: number[] = [];
-  let note: string | undefined;
+  const notes: string[] = [];
   for (let i = 0; i <= DETECT_1MB; i++) {
     const body = JSON.stringify({ content: megabyte(requestNo++), direction: 'input' });
     const t0 = process.hrtime.bigint();
     const res = await request(`${gateway}/v1/detect`, { method: 'POST', headers: auth, body, headersTimeout: 120_000, bodyTimeout: 120_000 });
     const text = await res.body.text();
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (res.statusCode !== 200) throw new Error(`1 MB /v1/detect answered ${res.statusCode}: ${text.slice(0, 300)}`);
-    if (text.includes('"blocked":true')) note = `benign 1 MB text blocked: ${text.slice(0, 200)}`;
-    if (i > 0) times.push(ms); // the first warms up
+    const ms = r2(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (res.statusCode !== 200) notes.push(`1 MB /v1/detect call ${i} answered ${res.statusCode} after ${ms} ms: ${text.slice(0, 200)}`);
+    else if (text.includes('"blocked":true')) notes.push(`benign 1 MB text blocked: ${text.slice(0, 200)}`);
+    if (i > 0 && res.statusCode === 200) times.push(ms); // the first warms up
   }
   times.sort((a, b) => a - b);
-  return { p50: r2(quantile(times, 0.5)), max: r2(times[times.length - 1]!), note };
+  const failed = notes.filter((n) => n.startsWith('1 MB /v1/detect call')).length;
+  return { lat: times.length ? { p50: r2(quantile(times, 0.5)), max: r2(times[times.length - 1]!) } : undefined, failed, notes };
 }
 
 // ---------------------------------------------------------------------------------------------------- run
@@ -418,8 +420,8 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
 
     log('1 MB /v1/detect');
     const d = await detect1mb(gateway, auth);
-    systems.ours.detect1mb = { p50: d.p50, max: d.max };
-    if (d.note) notes.push(`run ${run}: ${d.note}`);
+    systems.ours.detect1mb = d.lat ? { ...d.lat, failed: d.failed } : d.failed ? { p50: NaN, max: NaN, failed: d.failed } : undefined;
+    for (const n of d.notes) notes.push(`run ${run}: ${n}`);
 
     for (const t of targets('chat').filter((x) => x.sys !== 'floor' && systems[x.sys] && !systems[x.sys]!.streamErrors?.chat)) {
       log(`${CONCURRENT_STREAMS} concurrent streams: ${t.sys}`);
@@ -466,9 +468,18 @@ async function main(): Promise<void> {
   const before = loadavg();
   for (let run = 1; run <= RUNS; run++) {
     const t0 = Date.now();
-    runs.push(await oneRun(run, notes));
+    try {
+      runs.push(await oneRun(run, notes));
+    } catch (err) {
+      // One failed run (a process that did not start, a broken phase) is reported; the others still count.
+      const msg = `run ${run} failed and is left out: ${err instanceof Error ? err.message.slice(0, 400) : String(err)}`;
+      notes.push(msg);
+      process.stderr.write(`${msg}\n`);
+      continue;
+    }
     process.stderr.write(`[run ${run}] done in ${Math.round((Date.now() - t0) / 1000)} s\n${renderTable(rows(runs.slice(-1), CONCURRENT_STREAMS)).join('\n')}\n`);
   }
+  if (runs.length === 0) throw new Error(`no run completed:\n${notes.join('\n')}`);
   const text = report(runs, notes, { before, after: loadavg() });
   process.stdout.write(text);
   if (env.BENCH_WRITE !== 'false') {

@@ -71,6 +71,9 @@ describe('bench:perf table', () => {
     const broken = byFigure([run({ ...good, ttfbChat: undefined, streamErrors: { chat: '500 broken' } })]);
     expect(broken.get('stream time to first byte, gateway chat completions')!.ours).toBe('not measured: 500 broken');
     expect(broken.get('stream time to first byte, gateway chat completions')!.verdict).toBe('n/a');
+    const slow = byFigure([run({ ...good, detect1mb: { p50: 80, max: 90, failed: 1 } }), run({ ...good, detect1mb: { p50: NaN, max: NaN, failed: 5 } })]).get('1 MB `/v1/detect`')!;
+    expect(slow.ours).toBe('80.0 ms; 6 call(s) failed');
+    expect(slow.verdict).toBe('not met (0/2 runs)');
     expect(renderTable(rows([run(good)], 1024))[0]).toContain('| figure | this project | Portkey OSS 1.15.2 (Node) | empty Node proxy | target | verdict |');
   });
 });
