@@ -1,10 +1,11 @@
 import { createServer } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 
 /**
  * The floor of the traffic-path benchmark: the least any Node.js proxy does, run in its own process.
  * It reads the request body, sends it to `UPSTREAM` with undici (keep-alive pool) and returns the
- * upstream's status and body: no authentication, no policy, no detection, no gRPC, no audit, no
+ * upstream's status and body (piped, so streams flow chunk by chunk): no authentication, no policy, no detection, no gRPC, no audit, no
  * logging. What it adds to a direct call bounds from below what a scanning gateway on the same runtime
  * can add. Prints its port on stdout.
  */
@@ -21,10 +22,10 @@ const server = createServer((req, res) => {
       body: Buffer.concat(chunks),
       dispatcher: agent,
     })
-      .then(async (up) => {
-        const body = Buffer.from(await up.body.arrayBuffer());
+      .then((up) => {
+        // Piped, not buffered: a streamed (SSE) answer goes out chunk by chunk, as from any proxy.
         res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? 'application/json') });
-        res.end(body);
+        pipeline(up.body, res).catch(() => res.destroy());
       })
       .catch(() => {
         res.writeHead(502, { 'content-type': 'application/json' });

@@ -34,17 +34,35 @@ export function start(cmd: string[], env: Record<string, string>, ready: RegExp,
 export const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 export const r2 = (n: number) => Math.round(n * 100) / 100;
 
-/** Every signature detector (no classifier backends) on input and output, action log, in the default policy. */
-export async function enableSignatureDetectors(gateway: string, auth: Record<string, string>): Promise<string[]> {
-  const types = ((await (await fetch(`${gateway}/v1/policies/detector_types/`, { headers: auth })).json()) as { detector_types: Array<{ value: string; category: string }> }).detector_types;
-  const signature = types.filter((t) => !['prompt_defense', 'content_moderation'].includes(t.category)).map((t) => t.value);
-  const entries = signature.map((detector_type) => ({ detector_type, threshold: 'L2', action: 'log' }));
+interface DetectorType {
+  value: string;
+  category: string;
+}
+
+/**
+ * Sets the input and output detectors of the default policy to `entries(catalog)` (the catalog from
+ * the management API's detector types); returns the detector types set.
+ */
+export async function configureDefaultPolicy(
+  gateway: string,
+  auth: Record<string, string>,
+  entries: (types: DetectorType[]) => Array<{ detector_type: string; threshold: string; action: string }>,
+): Promise<string[]> {
+  const types = ((await (await fetch(`${gateway}/v1/policies/detector_types/`, { headers: auth })).json()) as { detector_types: DetectorType[] }).detector_types;
+  const chosen = entries(types);
   const policies = (await (await fetch(`${gateway}/v1/policies/?is_default=true`, { headers: auth })).json()) as { results: Array<{ id: string }> };
   const res = await fetch(`${gateway}/v1/policies/${policies.results[0]!.id}/`, {
     method: 'PATCH',
     headers: auth,
-    body: JSON.stringify({ input_detectors: entries, output_detectors: entries }),
+    body: JSON.stringify({ input_detectors: chosen, output_detectors: chosen }),
   });
   if (!res.ok) throw new Error(`could not configure the policy: ${await res.text()}`);
-  return signature;
+  return chosen.map((e) => e.detector_type);
+}
+
+/** Every signature detector (no classifier backends) on input and output, action log, in the default policy. */
+export function enableSignatureDetectors(gateway: string, auth: Record<string, string>): Promise<string[]> {
+  return configureDefaultPolicy(gateway, auth, (types) =>
+    types.filter((t) => !['prompt_defense', 'content_moderation'].includes(t.category)).map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'log' })),
+  );
 }

@@ -2,9 +2,9 @@ import { createServer } from 'node:http';
 
 /**
  * A fast fake upstream for benchmarks, run in its own process: OpenAI chat completions (JSON) and
- * messages, each JSON or SSE (`"stream":true`: `STREAM_EVENTS` text events `STREAM_GAP_MS` apart; a chat
- * stream's events carry `STREAM_EVENT_CHARS` characters each and end with `data: [DONE]`). Prints its
- * port on stdout.
+ * messages, each JSON or SSE (`"stream":true`: `STREAM_EVENTS` text events `STREAM_GAP_MS` apart, each
+ * carrying `STREAM_EVENT_CHARS` characters of harmless prose; a chat stream ends with `data: [DONE]`).
+ * Prints its port on stdout.
  */
 const STREAM_EVENTS = Number(process.env.STREAM_EVENTS ?? 10);
 const STREAM_GAP_MS = Number(process.env.STREAM_GAP_MS ?? 0);
@@ -69,7 +69,7 @@ const server = createServer((req, res) => {
     streamEvents(
       res,
       { count: STREAM_EVENTS, gapMs: STREAM_GAP_MS },
-      (i) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `word${i} ` } }),
+      (i) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: chatText(i) } }),
       sse('message_stop', { type: 'message_stop' }),
     );
   });

@@ -1,0 +1,503 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { configureDefaultPolicy, quantile, r2, ROOT, start } from './bench-procs';
+import { benignPrompt, range, renderDetails, renderTable, rows, type Lat, type PerfRun, type SystemId, type SystemRun } from './bench-perf-lib';
+import { replaceSection } from './results-sections';
+
+/**
+ * Performance v2, side by side (npm run bench:perf): the same fake upstream (bench-upstream.ts, OpenAI
+ * and Anthropic wire formats, JSON and SSE) called directly, through an empty Node.js proxy
+ * (bench-passthrough.ts), through this project (`node dist/main.js all`, embedded database, fresh
+ * DATA_DIR, every detector type — signatures and the builtin classifiers — on input and output at L2,
+ * action block) and through Portkey's open-source gateway (@portkey-ai/gateway 1.15.2, its Node build;
+ * skipped with a message when it does not start). Each system runs in its own processes; the load comes
+ * from this driver. The whole comparison runs BENCH_RUNS times with fresh processes, and the issue-17
+ * table is printed as ranges over the runs of ratios against the floors measured in the same run, and
+ * written to bench/RESULTS.md (its own section).
+ *
+ * Settings (environment): BENCH_RUNS (3), BENCH_SEQUENTIAL (600 requests per system at concurrency 1),
+ * BENCH_DURATION_S (4 s of load per system, after 1 s of warm-up), BENCH_CONNECTIONS (32),
+ * BENCH_STREAM_SEQUENTIAL (150 streams per system and kind), BENCH_STREAM_GAP_MS (2: the upstream's gap
+ * between stream events), BENCH_CONCURRENT_STREAMS (1024), BENCH_DETECT_1MB (5 calls), BENCH_PORTKEY
+ * (false: leave Portkey out), BENCH_LOG_LEVEL (info: the gateway's LOG_LEVEL), BENCH_WRITE (false: print
+ * only, leave bench/RESULTS.md alone).
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { average: number; total: number }; non2xx: number; errors: number }>;
+
+const env = process.env;
+const RUNS = Number(env.BENCH_RUNS ?? 3);
+const SEQUENTIAL = Number(env.BENCH_SEQUENTIAL ?? 600);
+const DURATION_S = Number(env.BENCH_DURATION_S ?? 4);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
+const STREAM_SEQUENTIAL = Number(env.BENCH_STREAM_SEQUENTIAL ?? 150);
+const STREAM_GAP_MS = Number(env.BENCH_STREAM_GAP_MS ?? 2);
+const STREAM_EVENTS = 10;
+const CONCURRENT_STREAMS = Number(env.BENCH_CONCURRENT_STREAMS ?? 1024);
+const DETECT_1MB = Number(env.BENCH_DETECT_1MB ?? 5);
+const WITH_PORTKEY = env.BENCH_PORTKEY !== 'false';
+const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
+const PORTKEY_VERSION = '1.15.2';
+const PORTKEY_SERVER = join(ROOT, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
+
+const HEADING = '## Performance v2: side by side (npm run bench:perf)';
+const MARKER = '<!-- bench:perf output ends here; the text below it is kept when the benchmark rewrites the section -->';
+
+// ---------------------------------------------------------------------------------------------- processes
+
+/** CPU time and resident memory of a process and all its descendants, every thread (Linux /proc). */
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+function tree(pid: number): number[] {
+  const out = [pid];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (children) for (const c of children.split(/\s+/)) out.push(...tree(Number(c)));
+    }
+  } catch {
+    // gone meanwhile
+  }
+  return out;
+}
+
+/** utime + stime + cutime + cstime (ms) over the process tree. */
+function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of tree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return (ticks * 1000) / CLK_TCK;
+}
+
+function treeRssMb(pid: number): number {
+  let kb = 0;
+  for (const p of tree(pid)) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return r2(kb / 1024);
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((res) => s.listen(0, '127.0.0.1', res));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((res) => s.close(res));
+  return port;
+}
+
+/** Spawns `node <args>` and waits until every URL answers 200; resolves with the time from spawn to then. */
+async function startHealthy(args: string[], childEnv: Record<string, string>, urls: string[], timeoutMs: number): Promise<{ child: ChildProcess; ms: number }> {
+  const t0 = process.hrtime.bigint();
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: env.PATH ?? '', ...childEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-4000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  let exited: number | null | undefined;
+  child.on('exit', (code) => (exited = code));
+  const deadline = Date.now() + timeoutMs;
+  for (const url of urls) {
+    for (;;) {
+      if (exited !== undefined) throw new Error(`${args.join(' ')} exited ${exited}: ${tail}`);
+      if (Date.now() > deadline) {
+        child.kill('SIGTERM');
+        throw new Error(`${args.join(' ')} not healthy after ${timeoutMs} ms (${url}): ${tail}`);
+      }
+      try {
+        const res = await request(url, { headersTimeout: 2000, bodyTimeout: 2000 });
+        await res.body.text();
+        if (res.statusCode === 200) break;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  // From here on the output (a log line per request at info) is drained and dropped.
+  child.stdout!.off('data', keep);
+  child.stderr!.off('data', keep);
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return { child, ms };
+}
+
+// ------------------------------------------------------------------------------------------------ traffic
+
+interface Target {
+  sys: SystemId;
+  url: string;
+  headers: Record<string, string>;
+}
+
+const chatBody = (i: number, stream = false) => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: benignPrompt(i) }], temperature: 0.2, ...(stream ? { stream: true } : {}) });
+const messagesBody = (i: number) => JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: benignPrompt(i) }] });
+/** A chat stream of 50 text events 20 ms apart (~1 s; the fake upstream reads max_tokens and metadata.gap_ms). */
+const longStreamBody = (i: number) => JSON.stringify({ model: 'gpt-4o-mini', stream: true, max_tokens: 50, metadata: { gap_ms: '20' }, messages: [{ role: 'user', content: benignPrompt(i) }] });
+
+let requestNo = 0;
+const latOf = (xs: number[]): Lat | undefined => {
+  if (xs.length === 0) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  return { p50: r2(quantile(s, 0.5)), p99: r2(quantile(s, 0.99)) };
+};
+
+/**
+ * `n` sequential calls per target, the targets interleaved in chunks of 50 (a burst of noise from other
+ * work on the machine then hits every system alike), after `warm` calls each. `one` returns the
+ * sample(s) of a call or an error text.
+ */
+async function interleaved<S>(targets: Target[], n: number, warm: number, one: (t: Target, agent: Agent, i: number) => Promise<S | string>): Promise<Map<SystemId, { samples: S[]; errors: number; lastError?: string }>> {
+  const agents = new Map(targets.map((t) => [t.sys, new Agent({ connections: 1, headersTimeout: 60_000, bodyTimeout: 60_000 })]));
+  const out = new Map(targets.map((t) => [t.sys, { samples: [] as S[], errors: 0, lastError: undefined as string | undefined }]));
+  for (const t of targets) for (let i = 0; i < warm; i++) await one(t, agents.get(t.sys)!, requestNo++);
+  for (let done = 0; done < n; done += 50) {
+    for (const t of targets) {
+      const o = out.get(t.sys)!;
+      for (let k = 0; k < Math.min(50, n - done); k++) {
+        const s = await one(t, agents.get(t.sys)!, requestNo++);
+        if (typeof s === 'string') {
+          o.errors += 1;
+          o.lastError = s;
+        } else o.samples.push(s);
+      }
+    }
+  }
+  await Promise.all([...agents.values()].map((a) => a.close()));
+  return out;
+}
+
+async function chatOnce(t: Target, agent: Agent, i: number): Promise<number | string> {
+  const t0 = process.hrtime.bigint();
+  try {
+    const res = await request(`${t.url}/v1/chat/completions`, { method: 'POST', headers: t.headers, body: chatBody(i), dispatcher: agent });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) return `${res.statusCode} ${text.slice(0, 160)}`;
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  } catch (err) {
+    return `transport error: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+type StreamKind = 'messages' | 'chat';
+const STREAM = {
+  messages: { path: '/v1/messages', body: messagesBody, token: /"text_delta"/, complete: (s: string) => s.includes('message_stop') },
+  chat: { path: '/v1/chat/completions', body: (i: number) => chatBody(i, true), token: /"content":"[^"]/, complete: (s: string) => s.trimEnd().endsWith('data: [DONE]') },
+};
+
+/** One stream read to its end: time to the first body byte and to the first text token (ms). */
+async function streamOnce(kind: StreamKind, t: Target, agent: Agent, i: number): Promise<{ ttfb: number; token: number } | string> {
+  const k = STREAM[kind];
+  const t0 = process.hrtime.bigint();
+  const ms = () => Number(process.hrtime.bigint() - t0) / 1e6;
+  try {
+    const res = await request(`${t.url}${k.path}`, { method: 'POST', headers: t.headers, body: k.body(i), dispatcher: agent });
+    let ttfb: number | undefined;
+    let token: number | undefined;
+    let text = '';
+    for await (const chunk of res.body) {
+      const now = ms();
+      ttfb ??= now;
+      const tail = text.slice(-64);
+      text += (chunk as Buffer).toString('utf8');
+      if (token === undefined && k.token.test(tail + (chunk as Buffer).toString('utf8'))) token = now;
+    }
+    if (res.statusCode !== 200) return `${res.statusCode} ${text.slice(0, 160)}`;
+    if (!k.complete(text) || token === undefined || ttfb === undefined) return `200 but incomplete: ${text.slice(-160)}`;
+    return { ttfb, token };
+  } catch (err) {
+    return `transport error: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+/** Load from CONNECTIONS connections for DURATION_S (after 1 s of warm-up); CPU ms per request of `pid`'s tree. */
+async function load(t: Target, pid: number): Promise<{ rps: number; cpu: number; errors: number }> {
+  let i = 0;
+  const requests = [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: chatBody(requestNo + i++) }) }];
+  const opts = { url: `${t.url}/v1/chat/completions`, method: 'POST', headers: t.headers, requests, connections: CONNECTIONS };
+  await autocannon({ ...opts, duration: 1 });
+  const before = treeCpuMs(pid);
+  const res = await autocannon({ ...opts, duration: DURATION_S });
+  const cpu = treeCpuMs(pid) - before;
+  requestNo += i;
+  return { rps: r2(res.requests.average), cpu: r2(cpu / Math.max(1, res.requests.total)), errors: res.errors + res.non2xx };
+}
+
+/** `n` long chat streams opened at the same moment, each read to its end. */
+async function concurrentStreams(t: Target, n: number): Promise<{ n: number; complete: number; outcome: string }> {
+  const agent = new Agent({ connections: n + 8, pipelining: 1, connectTimeout: 120_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const counts = new Map<string, number>();
+  const add = (k: string) => counts.set(k, (counts.get(k) ?? 0) + 1);
+  const base = requestNo;
+  requestNo += n;
+  await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      try {
+        const res = await request(`${t.url}/v1/chat/completions`, { method: 'POST', headers: t.headers, body: longStreamBody(base + i), dispatcher: agent });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) return add(`status ${res.statusCode}`);
+        const events = text.split('"delta":{"content":"').length - 1;
+        add(text.trimEnd().endsWith('data: [DONE]') && events === 50 && !text.includes('"blocked":true') ? 'complete' : 'truncated or blocked');
+      } catch {
+        add('transport error');
+      }
+    }),
+  );
+  await agent.close();
+  const outcome = [...counts.entries()].map(([k, v]) => `${v} ${k}`).join(', ');
+  return { n, complete: counts.get('complete') ?? 0, outcome };
+}
+
+/** 1 MB of benign prose (1,000,000 characters: the most `/v1/detect` takes), different for every `i`. */
+const MB = 1_000_000;
+function megabyte(i: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let k = 0; size < MB; k++) {
+    const p = benignPrompt(i * 100_000 + k);
+    parts.push(p);
+    size += p.length + 1;
+  }
+  return parts.join('\n').slice(0, MB);
+}
+
+/**
+ * DETECT_1MB sequential calls after one warm-up. A failed call (not 200) is counted, not fatal; failures
+ * and blocked verdicts on the benign text come back as one note each (count, times, the first answer).
+ */
+async function detect1mb(gateway: string, auth: Record<string, string>): Promise<{ lat?: { p50: number; max: number }; failed: number; notes: string[] }> {
+  const times: number[] = [];
+  const failed: Array<{ ms: number; text: string }> = [];
+  const blocked: string[] = [];
+  for (let i = 0; i <= DETECT_1MB; i++) {
+    const body = JSON.stringify({ content: megabyte(requestNo++), direction: 'input' });
+    const t0 = process.hrtime.bigint();
+    const res = await request(`${gateway}/v1/detect`, { method: 'POST', headers: auth, body, headersTimeout: 120_000, bodyTimeout: 120_000 });
+    const text = await res.body.text();
+    const ms = r2(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (res.statusCode !== 200) failed.push({ ms, text: `${res.statusCode} ${text}` });
+    else if (text.includes('"blocked":true')) blocked.push(text);
+    if (i > 0 && res.statusCode === 200) times.push(ms); // the first warms up
+  }
+  times.sort((a, b) => a - b);
+  const calls = DETECT_1MB + 1;
+  const notes = [
+    ...(failed.length ? [`${failed.length} of ${calls} 1 MB \`/v1/detect\` calls failed after ${range(failed.map((f) => f.ms), { unit: ' ms' })}: ${failed[0]!.text.slice(0, 160)}`] : []),
+    ...(blocked.length ? [`${blocked.length} of ${calls} benign 1 MB texts blocked by \`/v1/detect\`: ${blocked[0]!.slice(0, 240)}`] : []),
+  ];
+  return { lat: times.length ? { p50: r2(quantile(times, 0.5)), max: r2(times[times.length - 1]!) } : undefined, failed: failed.length, notes };
+}
+
+// ---------------------------------------------------------------------------------------------------- run
+
+interface Running {
+  procs: ChildProcess[];
+  dirs: string[];
+}
+
+async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
+  const r: Running = { procs: [], dirs: [] };
+  const systems: Partial<Record<SystemId, SystemRun>> = { direct: {}, floor: {}, ours: {} };
+  const log = (m: string) => process.stderr.write(`[run ${run}] ${m}\n`);
+  try {
+    const up = await start(['dist/tools/bench-upstream.js'], { STREAM_EVENTS: String(STREAM_EVENTS), STREAM_GAP_MS: String(STREAM_GAP_MS) }, /PORT (\d+)/);
+    r.procs.push(up.child);
+    const upstream = `http://127.0.0.1:${up.match[1]}`;
+    const floorT0 = process.hrtime.bigint();
+    const floor = await start(['dist/tools/bench-passthrough.js'], { UPSTREAM: upstream }, /PORT (\d+)/);
+    r.procs.push(floor.child);
+    systems.floor!.startMs = r2(Number(process.hrtime.bigint() - floorT0) / 1e6);
+    const floorUrl = `http://127.0.0.1:${floor.match[1]}`;
+
+    // Portkey: its Node build, routed to the fake upstream by headers.
+    let portkey: { url: string; pid: number } | undefined;
+    if (WITH_PORTKEY && run === 1 && !existsSync(PORTKEY_SERVER)) notes.push(`Portkey skipped: ${PORTKEY_SERVER} is missing (npm install: devDependency @portkey-ai/gateway ${PORTKEY_VERSION}).`);
+    if (WITH_PORTKEY && existsSync(PORTKEY_SERVER)) {
+      try {
+        const port = await freePort();
+        const pk = await startHealthy([PORTKEY_SERVER, `--port=${port}`, '--headless'], { NODE_ENV: 'production' }, [`http://127.0.0.1:${port}/`], 60_000);
+        r.procs.push(pk.child);
+        portkey = { url: `http://127.0.0.1:${port}`, pid: pk.child.pid! };
+        systems.portkey = { startMs: r2(pk.ms) };
+      } catch (err) {
+        const msg = `Portkey skipped in run ${run}: it did not start (${err instanceof Error ? err.message.slice(0, 300) : String(err)}).`;
+        notes.push(msg);
+        log(msg);
+      }
+    }
+
+    // This project: fresh DATA_DIR, embedded database, installed (compiled) tree.
+    const dataDir = mkdtempSync(join(tmpdir(), 'gw-bench-perf-'));
+    r.dirs.push(dataDir);
+    const [port, sensorPort] = [await freePort(), await freePort()];
+    const key = `svc_sk_${randomBytes(24).toString('hex').slice(0, 40)}`;
+    const gwEnv = {
+      PORT: String(port), SENSOR_PORT: String(sensorPort), DETECTION_ADDRESS: '127.0.0.1:0', DATA_DIR: dataDir, BOOTSTRAP_API_KEY: key,
+      OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL,
+      // The platform limit check runs on every request, with a ceiling the benchmark never reaches.
+      PLATFORM_TRAFFIC_RPM: '10000000',
+    };
+    const gateway = `http://127.0.0.1:${port}`;
+    const sensor = `http://127.0.0.1:${sensorPort}`;
+    const gw = await startHealthy(['dist/main.js', 'all'], gwEnv, [`${gateway}/health`, `${sensor}/health`], 180_000);
+    r.procs.push(gw.child);
+    systems.ours = { startMs: r2(gw.ms), rssStartMb: treeRssMb(gw.child.pid!) };
+    log(`this project healthy after ${r2(gw.ms)} ms, ${systems.ours.rssStartMb} MB`);
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const policy = await configureDefaultPolicy(gateway, auth, (types) => types.map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })));
+    if (run === 1) notes.push(`Policy of this project: ${policy.length} detector types on input and output (${policy.join(', ')}), L2, block.`);
+
+    const openai = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
+    const anthropic = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' };
+    const pkHeaders = (kind: StreamKind) =>
+      kind === 'chat' ? { ...openai, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${upstream}/v1` } : { ...anthropic, 'x-portkey-provider': 'anthropic', 'x-portkey-custom-host': `${upstream}/v1` };
+    const targets = (kind: StreamKind): Target[] => [
+      { sys: 'direct', url: upstream, headers: kind === 'chat' ? openai : anthropic },
+      { sys: 'floor', url: floorUrl, headers: kind === 'chat' ? openai : anthropic },
+      kind === 'chat' ? { sys: 'ours', url: gateway, headers: auth } : { sys: 'ours', url: sensor, headers: { ...anthropic, 'x-svc-key': key } },
+      ...(portkey ? [{ sys: 'portkey' as const, url: portkey.url, headers: pkHeaders(kind) }] : []),
+    ];
+    const pids: Record<SystemId, number | undefined> = { direct: up.child.pid, floor: floor.child.pid, ours: gw.child.pid, portkey: portkey?.pid };
+
+    // Preflight: a system whose chat completion fails is left out of this run, with the reason.
+    const chatTargets: Target[] = [];
+    for (const t of targets('chat')) {
+      const agent = new Agent({ connections: 1 });
+      const res = await chatOnce(t, agent, requestNo++);
+      await agent.close();
+      if (typeof res === 'string') {
+        const msg = `${t.sys} left out of run ${run}: a chat completion failed (${res}).`;
+        notes.push(msg);
+        log(msg);
+        if (t.sys === 'portkey') delete systems.portkey;
+        else throw new Error(msg);
+      } else chatTargets.push(t);
+    }
+
+    log('concurrency 1');
+    const c1 = await interleaved(chatTargets, SEQUENTIAL, 50, chatOnce);
+    for (const [sys, o] of c1) Object.assign(systems[sys]!, { c1: latOf(o.samples), errors: o.errors });
+
+    for (const t of chatTargets) {
+      log(`load ${t.sys}`);
+      const l = await load(t, pids[t.sys]!);
+      Object.assign(systems[t.sys]!, { rps: l.rps, cpuMsPerRequest: l.cpu, errors: (systems[t.sys]!.errors ?? 0) + l.errors });
+    }
+
+    for (const kind of ['messages', 'chat'] as StreamKind[]) {
+      log(`streams (${kind}), sequential`);
+      const ok: Target[] = [];
+      for (const t of targets(kind).filter((x) => systems[x.sys])) {
+        const agent = new Agent({ connections: 1 });
+        const res = await streamOnce(kind, t, agent, requestNo++);
+        await agent.close();
+        if (typeof res === 'string') {
+          systems[t.sys]!.streamErrors = { ...systems[t.sys]!.streamErrors, [kind]: res.replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 120) };
+          log(`${t.sys} ${kind} stream failed: ${res}`);
+        } else ok.push(t);
+      }
+      const s = await interleaved(ok, STREAM_SEQUENTIAL, 20, (t, agent, i) => streamOnce(kind, t, agent, i));
+      for (const [sys, o] of s) {
+        const key = kind === 'chat' ? { ttfb: 'ttfbChat', token: 'firstTokenChat' } : { ttfb: 'ttfbMessages', token: 'firstTokenMessages' };
+        Object.assign(systems[sys]!, { [key.ttfb]: latOf(o.samples.map((x) => x.ttfb)), [key.token]: latOf(o.samples.map((x) => x.token)) });
+        if (o.errors > 0) notes.push(`run ${run}: ${o.errors} ${kind} streams of ${sys} failed (last: ${o.lastError?.slice(0, 160)}).`);
+      }
+    }
+
+    log('1 MB /v1/detect');
+    const d = await detect1mb(gateway, auth);
+    systems.ours.detect1mb = d.lat ? { ...d.lat, failed: d.failed } : d.failed ? { p50: NaN, max: NaN, failed: d.failed } : undefined;
+    for (const n of d.notes) notes.push(`run ${run}: ${n}`);
+
+    for (const t of targets('chat').filter((x) => x.sys !== 'floor' && systems[x.sys] && !systems[x.sys]!.streamErrors?.chat)) {
+      log(`${CONCURRENT_STREAMS} concurrent streams: ${t.sys}`);
+      systems[t.sys]!.streams = await concurrentStreams(t, CONCURRENT_STREAMS);
+    }
+
+    for (const sys of ['floor', 'ours', 'portkey'] as SystemId[]) if (systems[sys] && pids[sys]) systems[sys]!.rssAfterMb = treeRssMb(pids[sys]!);
+    return { systems };
+  } finally {
+    for (const p of r.procs.reverse()) p.kill('SIGTERM');
+    await new Promise((res) => setTimeout(res, 1000));
+    for (const d of r.dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+function report(runs: PerfRun[], notes: string[], load: { before: number[]; after: number[] }): string {
+  const la = (x: number[]) => x.map((v) => v.toFixed(1)).join(' / ');
+  return [
+    HEADING,
+    '',
+    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}) · Node ${process.version} · load average before ${la(load.before)}, after ${la(load.after)} (1 / 5 / 15 min).`,
+    `${runs.length} run(s), each with fresh processes: the fake upstream (bench-upstream.ts), the empty Node proxy (bench-passthrough.ts), this project (\`node dist/main.js all\`, embedded database, fresh DATA_DIR, LOG_LEVEL ${LOG_LEVEL}) and Portkey OSS ${PORTKEY_VERSION} (\`build/start-server.js\`, routed by \`x-portkey-provider\` / \`x-portkey-custom-host\`). Benign prompts of 100–600 characters, different on every request. Concurrency 1: ${SEQUENTIAL} chat completions per system, interleaved in chunks of 50; load: ${CONNECTIONS} connections for ${DURATION_S} s per system (autocannon in this driver); streams: ${STREAM_SEQUENTIAL} per system and kind, ${STREAM_EVENTS} text events ${STREAM_GAP_MS} ms apart, read to the end; ${CONCURRENT_STREAMS} concurrent chat streams of 50 events 20 ms apart; 1 MB \`/v1/detect\` (1,000,000 characters, the most it takes): ${DETECT_1MB} calls after one warm-up.`,
+    'Cells: min–max over the runs (median); "added" is the system minus direct in the same run; met / not met is decided on the median, (k/N runs) counts the runs that met it alone.',
+    '',
+    ...renderTable(rows(runs, CONCURRENT_STREAMS)),
+    '',
+    ...notes.map((n) => `- ${n}`),
+    '',
+    '<details><summary>Every run, every system (raw figures; ms unless stated)</summary>',
+    '',
+    ...renderDetails(runs),
+    '',
+    '</details>',
+    '',
+    MARKER,
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` (npm run bench:perf builds first)');
+  const runs: PerfRun[] = [];
+  const notes: string[] = [];
+  const before = loadavg();
+  for (let run = 1; run <= RUNS; run++) {
+    const t0 = Date.now();
+    try {
+      runs.push(await oneRun(run, notes));
+    } catch (err) {
+      // One failed run (a process that did not start, a broken phase) is reported; the others still count.
+      const msg = `run ${run} failed and is left out: ${err instanceof Error ? err.message.slice(0, 400) : String(err)}`;
+      notes.push(msg);
+      process.stderr.write(`${msg}\n`);
+      continue;
+    }
+    process.stderr.write(`[run ${run}] done in ${Math.round((Date.now() - t0) / 1000)} s\n${renderTable(rows(runs.slice(-1), CONCURRENT_STREAMS)).join('\n')}\n`);
+  }
+  if (runs.length === 0) throw new Error(`no run completed:\n${notes.join('\n')}`);
+  const text = report(runs, notes, { before, after: loadavg() });
+  process.stdout.write(text);
+  if (env.BENCH_WRITE !== 'false') {
+    const file = join(ROOT, 'bench', 'RESULTS.md');
+    const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+    writeFileSync(file, replaceSection(current, HEADING, MARKER, text));
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});
