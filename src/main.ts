@@ -148,10 +148,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   }
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2), process.env).catch((err: unknown) => {
+/** The command line: {@link main}, and exit 1 with a clear message when start-up fails. */
+export function run(argv: string[], env: NodeJS.ProcessEnv): void {
+  main(argv, env).catch((err: unknown) => {
     const message = err instanceof ConfigError ? err.message : `Start-up failed: ${err instanceof Error ? err.message : String(err)}`;
     process.stderr.write(`${message}\n`);
     process.exit(1);
   });
 }
+
+// `node dist/main.js …`; `npm start` (scripts/start.js) calls run() after checking dist/ is current.
+if (require.main === module) run(process.argv.slice(2), process.env);

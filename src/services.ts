@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type Redis from 'ioredis';
-import { installClassifierBackends } from './detection/classifiers/install';
-import { startDetectionServer, startDetectionWorker } from './detection/server';
+import { startDetectionWorker } from './detection/detection-worker';
 import { buildGatewayApp } from './gateway/app';
 import type { LimitStore } from './gateway/limits/limit-store';
 import { LimitsService } from './gateway/limits/limits.service';
@@ -59,6 +58,29 @@ export interface StartOptions {
 
 type Closer = { name: string; close: () => Promise<unknown> };
 
+interface StartedDetection {
+  server: { port: number; close(graceMs?: number): Promise<void> };
+  /** In-process detection's classifier backends, closed after its server drained (the worker closes its own). */
+  classifiers?: { close(): Promise<void> };
+}
+
+async function startDetection(config: Config, logger: Logger, thread: boolean): Promise<StartedDetection> {
+  if (thread && __filename.endsWith('.js')) {
+    // The worker installs its own classifier backends and closes them after its server drained.
+    return { server: await startDetectionWorker({ config, logger }) };
+  }
+  // Loaded here, not at the top: with detection in its worker (or not started) the main thread never loads the engine.
+  const { installClassifierBackends } = await import('./detection/classifiers/install');
+  const { startDetectionServer } = await import('./detection/server');
+  const classifiers = await installClassifierBackends(config);
+  try {
+    return { server: await startDetectionServer({ address: config.DETECTION_ADDRESS, logger }), classifiers };
+  } catch (err) {
+    await classifiers.close();
+    throw err;
+  }
+}
+
 /**
  * Builds and starts the requested services. With all three in one process the gateway and sensor
  * still reach detection over real gRPC (the same hop as a scaled-out deployment).
@@ -70,27 +92,30 @@ export async function startServices(options: StartOptions): Promise<RunningServi
   const running: RunningServices = { close: () => closeAll(closers, config.SHUTDOWN_TIMEOUT_MS, logger) };
   try {
     let detectionAddress = config.DETECTION_ADDRESS;
-    if (wanted.has('detection')) {
-      const detectionLogger = logger.child({ component: 'detection' });
-      let detection: { port: number; close(graceMs?: number): Promise<void> };
-      if (options.detectionThread && __filename.endsWith('.js')) {
-        // The worker installs its own classifier backends and closes them after its server drained.
-        detection = await startDetectionWorker({ config, logger: detectionLogger });
-      } else {
-        // Backends first, closed after the gRPC server has drained (closers run in reverse).
-        const classifiers = await installClassifierBackends(config);
-        closers.push({ name: 'classifier-backends', close: () => classifiers.close() });
-        detection = await startDetectionServer({ address: config.DETECTION_ADDRESS, logger: detectionLogger });
-      }
-      detectionAddress = replacePort(config.DETECTION_ADDRESS, detection.port);
+    const needsStorage = wanted.has('gateway') || wanted.has('sensor');
+    // Detection (its thread loads the engine) and the database (the embedded one starts WebAssembly on a
+    // thread of its own) start at the same time: start-up waits for the slower, not for both in a row.
+    const [detection, opened] = await Promise.allSettled([
+      wanted.has('detection') ? startDetection(config, logger.child({ component: 'detection' }), options.detectionThread === true) : undefined,
+      needsStorage ? openStorage(storageOptions(config)) : undefined,
+    ]);
+    if (detection.status === 'fulfilled' && detection.value) {
+      const d = detection.value;
+      if (d.classifiers) closers.push({ name: 'classifier-backends', close: () => d.classifiers!.close() });
+      detectionAddress = replacePort(config.DETECTION_ADDRESS, d.server.port);
       running.detectionAddress = detectionAddress;
-      closers.push({ name: 'detection', close: () => detection.close(config.SHUTDOWN_TIMEOUT_MS) });
+      closers.push({ name: 'detection', close: () => d.server.close(config.SHUTDOWN_TIMEOUT_MS) });
       logger.info({ address: detectionAddress, thread: options.detectionThread === true }, 'detection service (gRPC) listening');
     }
-    if (!wanted.has('gateway') && !wanted.has('sensor')) return running;
+    if (opened.status === 'fulfilled' && opened.value) {
+      const s = opened.value;
+      closers.push({ name: 'storage', close: () => s.close() });
+    }
+    if (detection.status === 'rejected') throw detection.reason;
+    if (opened.status === 'rejected') throw opened.reason;
+    if (!opened.value) return running;
 
-    const storage = await openStorage(storageOptions(config));
-    closers.push({ name: 'storage', close: () => storage.close() });
+    const storage = opened.value;
     running.storage = storage;
     running.bootstrap = await prepareStorage(storage, { bootstrapApiKey: config.BOOTSTRAP_API_KEY });
     logger.info({ storage: storage.kind }, 'storage ready (migrations applied)');

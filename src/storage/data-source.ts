@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { PGlitePool } from './pglite-pool';
+import { pgliteStartParams, seedFromTemplate } from './pglite-template';
 import { openPGliteThread, type EmbeddedDatabase } from './pglite-thread';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import type { Config } from '../shared/config';
@@ -101,7 +102,7 @@ async function openPostgres(url: string, o: PostgresPoolOptions): Promise<Storag
 async function openPGlite(dataDir: string, thread: boolean): Promise<Storage> {
   const inMemory = dataDir.startsWith('memory://');
   const open = (dir?: string): Promise<EmbeddedDatabase> =>
-    thread ? openPGliteThread(dir) : dir === undefined ? PGlite.create() : PGlite.create(dir);
+    thread ? openPGliteThread(dir) : PGlite.create({ dataDir: dir, startParams: pgliteStartParams() });
   let lock: DataDirLock | undefined;
   let pglite: EmbeddedDatabase;
   if (inMemory) {
@@ -111,6 +112,8 @@ async function openPGlite(dataDir: string, thread: boolean): Promise<Storage> {
     mkdirSync(dir, { recursive: true });
     lock = acquireDataDirLock(dir);
     try {
+      // First start: the install-time cluster instead of initdb (pglite-template.ts).
+      seedFromTemplate(dir);
       pglite = await open(dir);
     } catch (err) {
       lock.release();

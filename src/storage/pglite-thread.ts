@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { pgliteStartParams } from './pglite-template';
 
 /**
  * The embedded database (PGlite) in a worker thread of its own. PGlite is PostgreSQL compiled to
@@ -51,7 +52,7 @@ const plain = (r) => ({ rows: r.rows, affectedRows: r.affectedRows, fields: r.fi
 (async () => {
   let db;
   try {
-    db = workerData.dataDir ? await PGlite.create(workerData.dataDir) : await PGlite.create();
+    db = await PGlite.create({ dataDir: workerData.dataDir, startParams: workerData.startParams });
   } catch (e) {
     parentPort.postMessage({ id: 0, error: serialize(e) });
     return;
@@ -83,7 +84,7 @@ function revive(e: SerializedError): Error {
 export async function openPGliteThread(dataDir: string | undefined): Promise<EmbeddedDatabase> {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { dataDir, pglitePath: require.resolve('@electric-sql/pglite') },
+    workerData: { dataDir, startParams: pgliteStartParams(), pglitePath: require.resolve('@electric-sql/pglite') },
   });
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;

@@ -1,0 +1,101 @@
+import type { DetectionLogger, StartedDetectionServer } from './server';
+
+/**
+ * The detection service in a worker thread (`all` mode: its own core, the same gRPC hop). Apart from
+ * server.ts so the main thread that starts the worker does not load the engine, its detectors and their
+ * tables: only the worker loads them (once per process, not once per thread).
+ */
+
+/** Messages between the main thread and the detection worker. */
+type ToWorker = { type: 'close'; graceMs: number };
+type FromWorker = { type: 'listening'; port: number } | { type: 'failed'; message: string } | { type: 'closed' };
+
+export interface DetectionWorkerData {
+  role: 'detection-worker';
+  /** The service configuration (a plain object: loadConfig's result). */
+  config: import('../shared/config').Config;
+}
+
+/**
+ * Starts the detection service in a worker thread of this process: the engine, the classifier
+ * backends and the gRPC server run there, on their own event loop (and so their own core), and the
+ * gateway and sensor still reach it over gRPC at the returned port, exactly as a separate process.
+ * Needs the compiled JavaScript (a worker cannot load TypeScript sources).
+ */
+export async function startDetectionWorker(o: {
+  config: import('../shared/config').Config;
+  logger: DetectionLogger;
+}): Promise<{ port: number; close(graceMs?: number): Promise<void> }> {
+  const { Worker } = await import('node:worker_threads');
+  const data: DetectionWorkerData = { role: 'detection-worker', config: o.config };
+  const worker = new Worker(`require(${JSON.stringify(__filename)}).runDetectionWorker()`, { eval: true, workerData: data });
+  let closing = false;
+  const port = await new Promise<number>((resolve, reject) => {
+    const onMessage = (m: FromWorker) => {
+      if (m.type === 'listening') resolve(m.port);
+      else if (m.type === 'failed') reject(new Error(m.message));
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`detection worker exited (${code}) before listening`)));
+  });
+  worker.removeAllListeners('error');
+  worker.removeAllListeners('exit');
+  worker.on('error', (err) => o.logger.error({ err }, 'detection worker failed'));
+  worker.on('exit', (code) => {
+    // Requests then fail closed (503 detection_unavailable) and /health reports detection down.
+    if (!closing) o.logger.error({ code }, 'detection worker exited unexpectedly: detection is unavailable');
+  });
+  return {
+    port,
+    close: async (graceMs = 5000) => {
+      closing = true;
+      const closed = new Promise<void>((resolve) => {
+        worker.on('message', (m: FromWorker) => m.type === 'closed' && resolve());
+        worker.once('exit', () => resolve());
+      });
+      worker.postMessage({ type: 'close', graceMs } satisfies ToWorker);
+      const timer = setTimeout(() => void worker.terminate(), graceMs + 2000);
+      await closed;
+      clearTimeout(timer);
+      await worker.terminate();
+    },
+  };
+}
+
+/** The worker thread's side of startDetectionWorker (run through `eval`; not for direct use). */
+export function runDetectionWorker(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const data = workerData as DetectionWorkerData;
+  if (!parentPort || data?.role !== 'detection-worker') throw new Error('runDetectionWorker runs in the detection worker only');
+  const port = parentPort;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createLogger } = require('../shared/logger') as typeof import('../shared/logger');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { installClassifierBackends } = require('./classifiers/install') as typeof import('./classifiers/install');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startDetectionServer } = require('./server') as typeof import('./server');
+  const logger = createLogger({ level: data.config.LOG_LEVEL }).child({ component: 'detection' });
+  const post = (m: FromWorker) => port.postMessage(m);
+  const start = async () => {
+    const classifiers = await installClassifierBackends(data.config);
+    let server: StartedDetectionServer;
+    try {
+      server = await startDetectionServer({ address: data.config.DETECTION_ADDRESS, logger });
+    } catch (err) {
+      await classifiers.close();
+      throw err;
+    }
+    port.on('message', (m: ToWorker) => {
+      if (m.type !== 'close') return;
+      void server
+        .close(m.graceMs)
+        .then(() => classifiers.close())
+        .catch((err: unknown) => logger.error({ err }, 'detection worker shutdown failed'))
+        .finally(() => post({ type: 'closed' }));
+    });
+    post({ type: 'listening', port: server.port });
+  };
+  start().catch((err: unknown) => post({ type: 'failed', message: err instanceof Error ? err.message : String(err) }));
+}
