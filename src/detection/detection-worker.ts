@@ -6,6 +6,8 @@ import type { DetectionLogger, StartedDetectionServer } from './server';
  * tables: only the worker loads them (once per process, not once per thread).
  */
 
+const DETECTION_THREAD_YOUNG_GENERATION_MB = 12;
+
 /** Messages between the main thread and the detection worker. */
 type ToWorker = { type: 'close'; graceMs: number };
 type FromWorker = { type: 'listening'; port: number } | { type: 'failed'; message: string } | { type: 'closed' };
@@ -28,7 +30,14 @@ export async function startDetectionWorker(o: {
 }): Promise<{ port: number; close(graceMs?: number): Promise<void> }> {
   const { Worker } = await import('node:worker_threads');
   const data: DetectionWorkerData = { role: 'detection-worker', config: o.config };
-  const worker = new Worker(`require(${JSON.stringify(__filename)}).runDetectionWorker()`, { eval: true, workerData: data });
+  const worker = new Worker(`require(${JSON.stringify(__filename)}).runDetectionWorker()`, {
+    eval: true,
+    workerData: data,
+    // V8 lets a thread's young generation grow to 48 MB: with the main thread's and the database
+    // thread's that is most of the process's growth under load. Scans allocate short-lived strings and
+    // arrays; 12 MB keeps scavenges cheap (bench/RESULTS.md, "Start-up and memory").
+    resourceLimits: { maxYoungGenerationSizeMb: DETECTION_THREAD_YOUNG_GENERATION_MB },
+  });
   let closing = false;
   const port = await new Promise<number>((resolve, reject) => {
     const onMessage = (m: FromWorker) => {

@@ -20,7 +20,8 @@ import { replaceSection } from './results-sections';
  *
  * BENCH_BASELINE_DIR=<another checkout with node_modules> measures that tree's `npm start` alongside,
  * in the same run (e.g. the main branch before a change), and prints the ratios.
- * BENCH_RUNS (default 3) runs of each; the table gives ranges (min–max) and medians.
+ * BENCH_RUNS (default 3) runs of each; the table gives ranges (min–max) and medians. BENCH_LOAD_ONLY=1
+ * skips the start-up runs; NODE_OPTIONS is passed on (e.g. to try V8 heap flags).
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { total: number }; non2xx: number; errors: number }>;
@@ -94,6 +95,13 @@ function memoryMb(pid: number): { rss: number; hwm: number } {
   return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
 }
 
+/** CPU time (ms) of a process, every thread (utime + stime from /proc, 10 ms ticks). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Started {
@@ -113,7 +121,7 @@ async function npmStart(dir: string, env: Record<string, string>): Promise<Start
     cwd: dir,
     detached: true, // its own process group: stop() signals npm, the shell and the server together
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env, PORT: String(port), SENSOR_PORT: String(sensorPort), DETECTION_ADDRESS: '127.0.0.1:0', LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}), ...env, PORT: String(port), SENSOR_PORT: String(sensorPort), DETECTION_ADDRESS: '127.0.0.1:0', LOG_LEVEL: 'warn' },
   });
   let stderr = '';
   npm.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
@@ -169,6 +177,8 @@ interface LoadSample {
   peakMb: number;
   requests: number;
   non2xx: number;
+  /** CPU ms of the server process (every thread) per request during the load. */
+  cpuMsPerRequest: number;
 }
 
 /** Starts `dir` on a fresh DATA_DIR, enables every detector (block, L2) and runs LOAD_S seconds of chat traffic. */
@@ -189,13 +199,15 @@ async function underLoad(dir: string, upstream: string): Promise<LoadSample> {
     if (!patched.ok) throw new Error(`could not configure the policy: ${await patched.text()}`);
     let i = 0;
     const body = () => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: benignPrompt(i++) }] });
+    const cpu0 = cpuMs(s.pid);
     const result = await autocannon({
       url: `${s.gateway}/v1/chat/completions`, method: 'POST', headers: auth, connections: 32, duration: LOAD_S,
       requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body() }) }],
     });
+    const cpuPerRequest = (cpuMs(s.pid) - cpu0) / Math.max(1, result.requests.total);
     await sleep(2000);
     const after = memoryMb(s.pid);
-    return { afterStartMb, afterLoadMb: after.rss, peakMb: after.hwm, requests: result.requests.total, non2xx: result.non2xx };
+    return { afterStartMb, afterLoadMb: after.rss, peakMb: after.hwm, requests: result.requests.total, non2xx: result.non2xx, cpuMsPerRequest: cpuPerRequest };
   } finally {
     await s.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -216,7 +228,7 @@ interface TreeResult {
 
 async function measureTree(dir: string, upstream: string): Promise<TreeResult> {
   const out: TreeResult = { first: [], restart: [], load: [] };
-  for (let r = 0; r < RUNS; r++) {
+  for (let r = 0; r < (process.env.BENCH_LOAD_ONLY ? 0 : RUNS); r++) {
     const dataDir = mkdtempSync(join(tmpdir(), 'bench-startup-'));
     try {
       out.first.push(await sample(dir, dataDir));
@@ -230,7 +242,7 @@ async function measureTree(dir: string, upstream: string): Promise<TreeResult> {
     for (let r = 0; r < RUNS; r++) {
       out.load.push(await underLoad(dir, upstream));
       const l = out.load[r]!;
-      process.stdout.write(`${dir}: load run ${r + 1}: ${l.afterStartMb} MB after start, ${l.afterLoadMb} MB after ${LOAD_S} s of load (peak ${l.peakMb} MB), ${l.requests} requests\n`);
+      process.stdout.write(`${dir}: load run ${r + 1}: ${l.afterStartMb} MB after start, ${l.afterLoadMb} MB after ${LOAD_S} s of load (peak ${l.peakMb} MB), ${l.requests} requests, ${l.cpuMsPerRequest.toFixed(2)} ms CPU each\n`);
     }
   }
   return out;
@@ -238,7 +250,7 @@ async function measureTree(dir: string, upstream: string): Promise<TreeResult> {
 
 function rows(label: string, t: TreeResult): string[] {
   const s = (xs: number[]) => range(xs.map((x) => x / 1000), 's', 1);
-  const lines = [
+  const lines = t.first.length === 0 ? [] : [
     `| ${label}: \`npm start\` to healthy, first start (empty DATA_DIR) | ${s(t.first.map((x) => x.healthyMs))} |`,
     `| ${label}: \`npm start\` to healthy, restart | ${s(t.restart.map((x) => x.healthyMs))} |`,
     `| ${label}: RSS when healthy, first start / 2 s later | ${range(t.first.map((x) => x.rssMb), 'MB')} / ${range(t.first.map((x) => x.rssSettledMb), 'MB')} |`,
@@ -248,6 +260,7 @@ function rows(label: string, t: TreeResult): string[] {
     lines.push(
       `| ${label}: RSS 2 s after start (fresh DATA_DIR) | ${range(t.load.map((x) => x.afterStartMb), 'MB')} |`,
       `| ${label}: RSS after ${LOAD_S} s of load | ${range(t.load.map((x) => x.afterLoadMb), 'MB')} (peak ${range(t.load.map((x) => x.peakMb), 'MB')}; ${t.load.map((x) => `${x.requests} requests, ${x.non2xx} not 2xx`).join('; ')}) |`,
+      `| ${label}: server CPU per request during the load (every thread) | ${range(t.load.map((x) => x.cpuMsPerRequest), 'ms', 2)} |`,
     );
   }
   return lines;
@@ -268,7 +281,7 @@ async function main(): Promise<void> {
     const mine = results.get('this tree')!;
     if (base) {
       const ratio = (a: number[], b: number[]) => `${(median(a) / median(b)).toFixed(2)}×`;
-      table.push(
+      if (mine.first.length > 0) table.push(
         `| ratio this tree / baseline: first start, restart (medians) | ${ratio(mine.first.map((x) => x.healthyMs), base.first.map((x) => x.healthyMs))}, ${ratio(mine.restart.map((x) => x.healthyMs), base.restart.map((x) => x.healthyMs))} |`,
       );
       if (mine.load.length > 0 && base.load.length > 0) {
