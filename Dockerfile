@@ -4,13 +4,17 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 # .npmrc: onnxruntime-node-install=skip (its CPU binaries ship in the package; nothing is downloaded).
 COPY package.json package-lock.json .npmrc ./
+# npm ci runs the prepare script (scripts/build.js --prepare): with no src/ yet it has nothing to build.
+COPY scripts ./scripts
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY proto ./proto
 COPY schema ./schema
 COPY src ./src
-# onnxruntime-node ships binaries for every platform (~290 MB): keep this image's own.
-RUN npm run build && npm prune --omit=dev \
+# Compile, and write the embedded database's template (dist/pglite-template-<version>/: the first start
+# copies it instead of running initdb). onnxruntime-node ships binaries for every platform (~290 MB):
+# keep this image's own.
+RUN node scripts/build.js --prepare && npm prune --omit=dev \
   && find node_modules/onnxruntime-node/bin/napi-v6 -mindepth 2 -maxdepth 2 -type d ! -path "*/$(node -p 'process.platform + "/" + process.arch')" -exec rm -rf {} +
 
 FROM node:20-bookworm-slim

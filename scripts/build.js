@@ -35,11 +35,15 @@ function newestMtime(path) {
   return newest;
 }
 
-/** Why dist/ must be rebuilt, or undefined when it is current. A few hundred stat calls: milliseconds. */
-function isStale() {
-  if (!existsSync(join(DIST, 'main.js')) || !existsSync(STAMP)) return 'dist/ has not been built';
-  const built = statSync(STAMP).mtimeMs;
-  const changed = Math.max(...INPUTS.map((p) => newestMtime(join(ROOT, p))));
+/**
+ * Why dist/ must be rebuilt, or undefined when it is current (`root`: the repository). A few hundred
+ * stat calls: milliseconds.
+ */
+function isStale(root = ROOT) {
+  const stamp = join(root, 'dist', '.build-stamp');
+  if (!existsSync(join(root, 'dist', 'main.js')) || !existsSync(stamp)) return 'dist/ has not been built';
+  const built = statSync(stamp).mtimeMs;
+  const changed = Math.max(...INPUTS.map((p) => newestMtime(join(root, p))));
   return changed > built ? 'src/ changed since the last build' : undefined;
 }
 

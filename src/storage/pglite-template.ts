@@ -56,12 +56,12 @@ export async function writePGliteTemplate(dir = pgliteTemplateDir()): Promise<st
 }
 
 /**
- * Copies the template into `dataDir` when that holds no database yet (no PG_VERSION) and a template
- * exists; PG_VERSION is copied last, so an interrupted copy is not taken for a database (the next start
+ * Copies the template (default: this version's under dist/) into `dataDir` when that holds no database
+ * yet (no PG_VERSION) and the template exists; PG_VERSION is copied last, so an interrupted copy is not taken for a database (the next start
  * copies again). Returns whether it copied.
  */
 export function seedFromTemplate(dataDir: string, template = availablePGliteTemplate()): boolean {
-  if (!template || isCluster(dataDir)) return false;
+  if (!template || !isCluster(template) || isCluster(dataDir)) return false;
   cpSync(template, dataDir, { recursive: true, force: true, filter: (src) => src !== join(template, 'PG_VERSION') });
   copyFileSync(join(template, 'PG_VERSION'), join(dataDir, 'PG_VERSION'));
   return true;

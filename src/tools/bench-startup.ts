@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROOT, start } from './bench-procs';
@@ -12,7 +11,8 @@ import { replaceSection } from './results-sections';
  *
  * - `npm start` to healthy: `npm start` is spawned as an operator runs it (a fresh DATA_DIR: the first
  *   start creates the embedded database, applies the migrations and bootstraps; then a restart on the
- *   same directory) and GET /health on the gateway is polled every 25 ms until it answers 200.
+ *   same directory) and GET /health on the gateway is polled every 25 ms (once the program printed its
+ *   "Ready:" line with the ports it got) until it answers 200.
  * - Resident memory (VmRSS of the server process, every thread) once healthy, and after BENCH_LOAD_S
  *   seconds of traffic through the gateway (32 connections, benign prompts of 100–600 characters, every
  *   detector including the builtin classifiers on input and output, L2, block) against a fake upstream;
@@ -40,17 +40,6 @@ interface StartSample {
   /** VmRSS (MB) of the server process when healthy, and 2 s later. */
   rssMb: number;
   rssSettledMb: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
 }
 
 /** Every process below `pid` (Linux /proc). */
@@ -112,25 +101,26 @@ interface Started {
   stop(): Promise<void>;
 }
 
-/** Spawns `npm start` in `dir` and waits for GET /health to answer 200. */
+/** Spawns `npm start` in `dir` (ports 0: read from its "Ready:" line) and waits for GET /health to answer 200. */
 async function npmStart(dir: string, env: Record<string, string>): Promise<Started> {
-  const port = await freePort();
-  const sensorPort = await freePort();
   const t0 = performance.now();
   const npm = spawn('npm', ['start'], {
     cwd: dir,
     detached: true, // its own process group: stop() signals npm, the shell and the server together
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}), ...env, PORT: String(port), SENSOR_PORT: String(sensorPort), DETECTION_ADDRESS: '127.0.0.1:0', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}), ...env, PORT: '0', SENSOR_PORT: '0', DETECTION_ADDRESS: '127.0.0.1:0', LOG_LEVEL: 'warn' },
   });
   let stderr = '';
+  let stdout = '';
   npm.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  npm.stdout!.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-8000)));
   const exited = new Promise<void>((r) => npm.once('exit', () => r()));
-  const gateway = `http://127.0.0.1:${port}`;
+  let gateway: string | undefined;
   for (;;) {
     if (npm.exitCode !== null) throw new Error(`npm start in ${dir} exited ${npm.exitCode}: ${stderr}`);
     if (performance.now() - t0 > HEALTH_TIMEOUT_MS) throw new Error(`npm start in ${dir}: not healthy within ${HEALTH_TIMEOUT_MS} ms`);
-    const ok = await fetch(`${gateway}/health`).then((r) => r.status === 200, () => false);
+    gateway ??= /Ready: gateway (\S+),/.exec(stdout)?.[1];
+    const ok = gateway !== undefined && (await fetch(`${gateway}/health`).then((r) => r.status === 200, () => false));
     if (ok) break;
     await sleep(25);
   }
@@ -141,7 +131,7 @@ async function npmStart(dir: string, env: Record<string, string>): Promise<Start
     npm,
     pid,
     healthyMs,
-    gateway,
+    gateway: gateway!,
     async stop() {
       process.kill(-npm.pid!, 'SIGTERM');
       await exited;

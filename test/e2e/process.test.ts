@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic';
-import { MAIN, run, waitFor } from '../helpers/main-process';
+import { MAIN, run, START, waitFor } from '../helpers/main-process';
 import { postJson } from '../helpers/services';
 
 /**
@@ -32,6 +32,17 @@ describe('start-up configuration errors', () => {
     const p = run(['launch'], {});
     expect(await p.exited).toBe(1);
     expect(p.stderr()).toMatch(/unknown command "launch"/);
+  });
+
+  // npm start's launcher (dist/ is current after npm test's build: it compiles nothing and runs main in-process).
+  it('npm start (scripts/start.js) runs dist/main.js with its arguments and its exit code', async () => {
+    const unknown = run(['launch'], {}, START);
+    expect(await unknown.exited).toBe(1);
+    expect(unknown.stderr()).toMatch(/unknown command "launch"/);
+    expect(unknown.stdout()).not.toMatch(/compiling/);
+    const invalid = run(['all'], { PORT: 'eighty' }, START);
+    expect(await invalid.exited).toBe(1);
+    expect(invalid.stderr()).toMatch(/^Invalid configuration:[\s\S]*PORT must be a number/);
   });
 });
 

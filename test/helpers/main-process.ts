@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 /** The shipped program as an operator runs it: `node dist/main.js …` (built by `npm test` before jest). */
 export const ROOT = resolve(__dirname, '..', '..');
 export const MAIN = join(ROOT, 'dist', 'main.js');
+/** What `npm start` runs: dist/main.js after a staleness check of dist/ (scripts/build.js isStale). */
+export const START = join(ROOT, 'scripts', 'start.js');
 
 export interface Proc {
   child: ChildProcessWithoutNullStreams;
@@ -12,9 +14,9 @@ export interface Proc {
   exited: Promise<number | null>;
 }
 
-/** Starts `node dist/main.js <args>` with only PATH, LOG_LEVEL=warn and `env` in its environment. */
-export function run(args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+/** Starts `node dist/main.js <args>` (or `script`) with only PATH, LOG_LEVEL=warn and `env` in its environment. */
+export function run(args: string[], env: Record<string, string>, script = MAIN): Proc {
+  const child = spawn(process.execPath, [script, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
   });
