@@ -1,4 +1,4 @@
-import { KEEP_MARKER, replaceTrafficSection } from '../../../src/tools/results-sections';
+import { KEEP_MARKER, replaceSection, replaceTrafficSection } from '../../../src/tools/results-sections';
 
 describe('bench:gateway rewriting its section of bench/RESULTS.md', () => {
   const generated = (n: number) => `## Traffic path (npm run bench:gateway)\n\n| run | ${n} |\n\n${KEEP_MARKER}\n`;
@@ -14,5 +14,13 @@ describe('bench:gateway rewriting its section of bench/RESULTS.md', () => {
     expect(replaceTrafficSection('# Benchmark results\n', generated(3))).toBe(`# Benchmark results\n\n${generated(3)}`);
     const old = '## Traffic path (npm run bench:gateway)\n\nold table\n\n## Detection (signature stage)\n\nx\n';
     expect(replaceTrafficSection(old, generated(4))).toBe(`${generated(4)}\n## Detection (signature stage)\n\nx\n`);
+  });
+
+  it('rewrites another benchmark\'s section (its heading taken literally, parentheses included) and leaves the traffic section alone', () => {
+    const heading = '## Start-up and memory (npm run bench:startup)';
+    const startup = (n: number) => `${heading}\n\n| runs | ${n} |\n\n${KEEP_MARKER}\n`;
+    const withBoth = `${file.trimEnd()}\n\n${startup(1)}Why.\n`;
+    expect(replaceSection(withBoth, heading, startup(2))).toBe(`${file.trimEnd()}\n\n${startup(2)}Why.\n`);
+    expect(replaceSection(file, heading, startup(3))).toBe(`${file.trimEnd()}\n\n${startup(3)}`);
   });
 });
