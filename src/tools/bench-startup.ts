@@ -282,7 +282,7 @@ async function main(): Promise<void> {
       '## Start-up and memory (npm run bench:startup)',
       '',
       `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${RUNS} runs of each, load average ${load0.toFixed(1)} at the start` +
-        ` (the machine is shared: wall times stretch with it). \`npm start\` spawned as an operator runs it, GET /health polled every 25 ms;` +
+        ` (the machine is shared: wall times stretch with it). \`npm start\` spawned as an operator runs it, GET /health polled every 25 ms once it printed its Ready line;` +
         ` RSS = VmRSS of the server process (all its threads).${BASELINE ? ' Baseline: another checkout measured in the same run (BENCH_BASELINE_DIR).' : ''}`,
       '',
       ...table,
