@@ -18,9 +18,10 @@ describe('bench:gateway rewriting its section of bench/RESULTS.md', () => {
 
   it('rewrites another benchmark\'s section (its heading taken literally, parentheses included) and leaves the traffic section alone', () => {
     const heading = '## Start-up and memory (npm run bench:startup)';
-    const startup = (n: number) => `${heading}\n\n| runs | ${n} |\n\n${KEEP_MARKER}\n`;
+    const MARK = '<!-- startup ends here -->';
+    const startup = (n: number) => `${heading}\n\n| runs | ${n} |\n\n${MARK}\n`;
     const withBoth = `${file.trimEnd()}\n\n${startup(1)}Why.\n`;
-    expect(replaceSection(withBoth, heading, startup(2))).toBe(`${file.trimEnd()}\n\n${startup(2)}Why.\n`);
-    expect(replaceSection(file, heading, startup(3))).toBe(`${file.trimEnd()}\n\n${startup(3)}`);
+    expect(replaceSection(withBoth, heading, MARK, startup(2))).toBe(`${file.trimEnd()}\n\n${startup(2)}Why.\n`);
+    expect(replaceSection(file, heading, MARK, startup(3))).toBe(`${file.trimEnd()}\n\n${startup(3)}`);
   });
 });
