@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type Redis from 'ioredis';
 import { startDetectionWorker } from './detection/detection-worker';
@@ -17,13 +21,14 @@ import { PolicyService } from './management/policies/policy.service';
 import { ProjectAuthService } from './management/projects/project-auth.service';
 import { ProjectService } from './management/projects/project.service';
 import { buildSensorApp } from './sensor/app';
-import type { Config } from './shared/config';
+import { MAX_SOCKET_PATH_BYTES, type Config } from './shared/config';
 import { DetectionAdmission } from './shared/detection-admission';
 import { createDetectionClient, type DetectionClient } from './shared/detection-client';
 import type { HealthProbe } from './shared/http/health';
 import type { Logger } from './shared/logger';
 import { listenForChanges } from './storage/change-listener';
 import { openStorage, storageOptions, type Storage } from './storage/data-source';
+import { processAlive } from './storage/data-dir-lock';
 import { prepareStorage, type BootstrapOutcome } from './storage/startup';
 
 export type ServiceName = 'detection' | 'gateway' | 'sensor';
@@ -36,6 +41,10 @@ export interface RunningServices {
   sensorUrl?: string;
   /** `host:port` the detection service listens on, when started here. */
   detectionAddress?: string;
+  /** The Unix domain socket the detection service started here listens on too (see detectionSocketPath). */
+  detectionSocket?: string;
+  /** Where this process's gateway and sensor dial detection: `unix:<detectionSocket>` when there is one. */
+  detectionTarget?: string;
   bootstrap?: BootstrapOutcome;
   storage?: Storage;
   audit?: AuditWriter;
@@ -64,17 +73,17 @@ interface StartedDetection {
   classifiers?: { close(): Promise<void> };
 }
 
-async function startDetection(config: Config, logger: Logger, thread: boolean): Promise<StartedDetection> {
+async function startDetection(config: Config, logger: Logger, thread: boolean, socketPath: string | undefined): Promise<StartedDetection> {
   if (thread && __filename.endsWith('.js')) {
     // The worker installs its own classifier backends and closes them after its server drained.
-    return { server: await startDetectionWorker({ config, logger }) };
+    return { server: await startDetectionWorker({ config, logger, socketPath }) };
   }
   // Loaded here, not at the top: with detection in its worker (or not started) the main thread never loads the engine.
   const { installClassifierBackends } = await import('./detection/classifiers/install');
-  const { startDetectionServer } = await import('./detection/server');
+  const { detectionServerOptions, startDetectionServer } = await import('./detection/server');
   const classifiers = await installClassifierBackends(config);
   try {
-    return { server: await startDetectionServer({ address: config.DETECTION_ADDRESS, logger }), classifiers };
+    return { server: await startDetectionServer({ ...detectionServerOptions(config, socketPath), logger }), classifiers };
   } catch (err) {
     await classifiers.close();
     throw err;
@@ -91,22 +100,27 @@ export async function startServices(options: StartOptions): Promise<RunningServi
   const closers: Closer[] = []; // closed in reverse order of start
   const running: RunningServices = { close: () => closeAll(closers, config.SHUTDOWN_TIMEOUT_MS, logger) };
   try {
-    let detectionAddress = config.DETECTION_ADDRESS;
+    let detectionTarget = config.DETECTION_ADDRESS;
     const needsStorage = wanted.has('gateway') || wanted.has('sensor');
+    const socketPath = wanted.has('detection') ? detectionSocketPath(config, needsStorage) : undefined;
     // Detection (its thread loads the engine) and the database (the embedded one starts WebAssembly on a
     // thread of its own) start at the same time: start-up waits for the slower, not for both in a row.
     const [detection, opened] = await Promise.allSettled([
-      wanted.has('detection') ? startDetection(config, logger.child({ component: 'detection' }), options.detectionThread === true) : undefined,
+      wanted.has('detection') ? startDetection(config, logger.child({ component: 'detection' }), options.detectionThread === true, socketPath) : undefined,
       needsStorage ? openStorage(storageOptions(config)) : undefined,
     ]);
     if (detection.status === 'fulfilled' && detection.value) {
       const d = detection.value;
       if (d.classifiers) closers.push({ name: 'classifier-backends', close: () => d.classifiers!.close() });
-      detectionAddress = replacePort(config.DETECTION_ADDRESS, d.server.port);
-      running.detectionAddress = detectionAddress;
+      const address = config.DETECTION_ADDRESS.startsWith('unix:') ? config.DETECTION_ADDRESS : replacePort(config.DETECTION_ADDRESS, d.server.port);
+      running.detectionAddress = address;
+      // Co-located callers take the socket: no TCP stack, no Nagle, no loopback checksum work per call.
+      detectionTarget = socketPath === undefined ? address : `unix:${socketPath}`;
+      if (socketPath !== undefined) running.detectionSocket = socketPath;
       closers.push({ name: 'detection', close: () => d.server.close(config.SHUTDOWN_TIMEOUT_MS) });
-      logger.info({ address: detectionAddress, thread: options.detectionThread === true }, 'detection service (gRPC) listening');
+      logger.info({ address, socket: socketPath, thread: options.detectionThread === true }, 'detection service (gRPC) listening');
     }
+    running.detectionTarget = detectionTarget;
     if (opened.status === 'fulfilled' && opened.value) {
       const s = opened.value;
       closers.push({ name: 'storage', close: () => s.close() });
@@ -122,7 +136,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
 
     // One admission queue for the process: the gateway's and the sensor's detection work share it.
     const admission = new DetectionAdmission({ maxActive: config.DETECTION_MAX_ACTIVE, maxQueued: config.DETECTION_MAX_QUEUED });
-    const detectionClient = createDetectionClient({ address: detectionAddress, timeoutMs: config.DETECTION_TIMEOUT_MS, admission });
+    const detectionClient = createDetectionClient({ address: detectionTarget, timeoutMs: config.DETECTION_TIMEOUT_MS, admission });
     closers.push({ name: 'detection-client', close: async () => detectionClient.close() });
     const auth = new ProjectAuthService(storage, { ttlMs: config.AUTH_CACHE_TTL_MS });
     closers.push({ name: 'auth', close: () => auth.close() });
@@ -256,6 +270,39 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+/**
+ * The Unix domain socket detection listens on besides DETECTION_ADDRESS: DETECTION_SOCKET when it is a path;
+ * none when it is `off` or DETECTION_ADDRESS is itself a socket; otherwise (empty) a fresh one in the temp
+ * directory when the gateway or sensor runs in this process (`all`), none when detection runs alone.
+ */
+export function detectionSocketPath(config: Config, coLocated: boolean): string | undefined {
+  const setting = config.DETECTION_SOCKET;
+  if (setting === 'off' || config.DETECTION_ADDRESS.startsWith('unix:')) return undefined;
+  if (setting !== '') return setting;
+  if (!coLocated) return undefined;
+  removeOrphanedSockets(os.tmpdir());
+  const candidate = path.join(os.tmpdir(), `${SOCKET_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}.sock`);
+  // A temp directory with a very long path: TCP then (a socket path is at most MAX_SOCKET_PATH_BYTES).
+  return Buffer.byteLength(candidate) <= MAX_SOCKET_PATH_BYTES ? candidate : undefined;
+}
+
+const SOCKET_PREFIX = 'csg-detection-';
+
+/** Sockets of ours left in `dir` by processes that no longer exist (killed before they could remove them). */
+function removeOrphanedSockets(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.startsWith(SOCKET_PREFIX) && n.endsWith('.sock'));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^csg-detection-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
 
 function replacePort(address: string, port: number): string {
   return `${address.slice(0, address.lastIndexOf(':'))}:${port}`;

@@ -16,6 +16,8 @@ export interface DetectionWorkerData {
   role: 'detection-worker';
   /** The service configuration (a plain object: loadConfig's result). */
   config: import('../shared/config').Config;
+  /** The Unix domain socket to listen on as well (see StartDetectionServerOptions.socketPath). */
+  socketPath?: string;
 }
 
 /**
@@ -27,9 +29,10 @@ export interface DetectionWorkerData {
 export async function startDetectionWorker(o: {
   config: import('../shared/config').Config;
   logger: DetectionLogger;
+  socketPath?: string;
 }): Promise<{ port: number; close(graceMs?: number): Promise<void> }> {
   const { Worker } = await import('node:worker_threads');
-  const data: DetectionWorkerData = { role: 'detection-worker', config: o.config };
+  const data: DetectionWorkerData = { role: 'detection-worker', config: o.config, ...(o.socketPath !== undefined && { socketPath: o.socketPath }) };
   const worker = new Worker(`require(${JSON.stringify(__filename)}).runDetectionWorker()`, {
     eval: true,
     workerData: data,
@@ -84,14 +87,14 @@ export function runDetectionWorker(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { installClassifierBackends } = require('./classifiers/install') as typeof import('./classifiers/install');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { startDetectionServer } = require('./server') as typeof import('./server');
+  const { detectionServerOptions, startDetectionServer } = require('./server') as typeof import('./server');
   const logger = createLogger({ level: data.config.LOG_LEVEL }).child({ component: 'detection' });
   const post = (m: FromWorker) => port.postMessage(m);
   const start = async () => {
     const classifiers = await installClassifierBackends(data.config);
     let server: StartedDetectionServer;
     try {
-      server = await startDetectionServer({ address: data.config.DETECTION_ADDRESS, logger });
+      server = await startDetectionServer({ ...detectionServerOptions(data.config, data.socketPath), logger });
     } catch (err) {
       await classifiers.close();
       throw err;

@@ -8,7 +8,7 @@ import { decide, MAX_FINDINGS_PER_DETECTOR, mergeFindings, THRESHOLD_CUTOFFS, ty
 import type { DetectorFinding, DetectorInput } from './detector';
 import { Deadline, runDetector } from './detector-runner';
 import { allowListSpans, blankSpans, exemptFindings, isWindowClassifier } from './allow-spans';
-import { matchListSpans, RuleCache, type CompiledRules } from './match-rules';
+import { compileRules, matchListSpans, RuleCache, type CompiledRules } from './match-rules';
 import { alignmentBase, buildViewSet, type HiddenPayload, type TextView, type ViewSet } from './normalize';
 import { isSubstantialPayload } from './normalize/invisible-text';
 import { defaultRegistry, type DetectorRegistry } from './registry';
@@ -44,6 +44,14 @@ export interface EvaluateInput {
   failMode?: FailMode;
   /** Per-detector budget; undefined or 0 = DEFAULT_DETECTOR_TIMEOUT_MS. */
   detectorTimeoutMs?: number;
+  /** `config` already validated and compiled (DetectionEngine.compile, kept by the server's config cache). */
+  compiled?: CompiledConfig;
+}
+
+/** A configuration validated and its pattern rules compiled: what a text is scanned against. */
+export interface CompiledConfig {
+  readonly config: DetectionPolicy;
+  readonly rules: CompiledRules;
 }
 
 export type PrepareInput = Omit<EvaluateInput, 'text'>;
@@ -80,13 +88,18 @@ export interface DetectionEngine {
   evaluate(input: EvaluateInput): Promise<DetectResult>;
   /** Validates and compiles a configuration once, for scanning many texts (throws invalid_request). */
   prepare(input: PrepareInput): PreparedScan;
+  /**
+   * Validates a configuration and compiles its pattern rules, bypassing the rule cache (throws
+   * invalid_request); pass the result as `compiled` to evaluate / prepare.
+   */
+  compile(config: DetectionPolicy): CompiledConfig;
 }
 
 export function createDetectionEngine(deps: EngineDeps = {}): DetectionEngine {
   const registry = deps.registry ?? defaultRegistry;
   const ruleCache = deps.ruleCache ?? new RuleCache();
   const prepare = (input: PrepareInput) => prepareWith(input, registry, ruleCache);
-  return { prepare, evaluate: (input) => evaluateWith(input, prepare) };
+  return { prepare, evaluate: (input) => evaluateWith(input, prepare), compile: (config) => compileConfig(config) };
 }
 
 const defaultEngine = createDetectionEngine();
@@ -108,12 +121,10 @@ async function evaluateWith(input: EvaluateInput, prepare: (i: PrepareInput) => 
 
 function prepareWith(input: PrepareInput, registry: DetectorRegistry, cache: RuleCache): PreparedScan {
   const failMode = input.failMode ?? 'closed';
-  const { config, direction } = input;
+  const { direction } = input;
   // The configuration is validated (and its patterns compiled) even when this direction is not scanned,
   // so a broken policy is reported on every call rather than only on some.
-  assertValidEntries(config.inputDetectors, 'input');
-  assertValidEntries(config.outputDetectors, 'output');
-  const rules = cache.rulesFor(config.cacheKey, config);
+  const { config, rules } = input.compiled ?? compileConfig(input.config, cache);
   const scanned = directionScanned(config.policyMode, direction);
   const entries = direction === 'input' ? config.inputDetectors : config.outputDetectors;
   const timeoutMs = detectorBudget(input.detectorTimeoutMs);
@@ -125,6 +136,13 @@ function prepareWith(input: PrepareInput, registry: DetectorRegistry, cache: Rul
     scan: (text, options = {}) =>
       scanned ? scanText(context, text, options.wholeText ?? true) : Promise.resolve(emptyScan(false)),
   };
+}
+
+/** Validation and compilation of a configuration; `cache` (the rule cache, by cache_key) when given. */
+function compileConfig(config: DetectionPolicy, cache?: RuleCache): CompiledConfig {
+  assertValidEntries(config.inputDetectors, 'input');
+  assertValidEntries(config.outputDetectors, 'output');
+  return { config, rules: cache ? cache.rulesFor(config.cacheKey, config) : compileRules(config) };
 }
 
 interface ScanContext {

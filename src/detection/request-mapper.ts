@@ -30,7 +30,7 @@ import {
   type ProtoDetectStreamStart,
   type ProtoMatchList,
 } from '../shared/proto';
-import type { EvaluateInput } from './engine';
+import type { CompiledConfig, EvaluateInput } from './engine';
 import type { StreamScannerOptions, StreamUpdate } from './stream-scanner';
 
 /**
@@ -47,7 +47,20 @@ const MAX_CUSTOM_DETECTORS = 200;
 
 const customDetectorsSchema = z.array(customDetectorSchema).max(MAX_CUSTOM_DETECTORS);
 
-export function fromProtoRequest(req: ProtoDetectRequest): EvaluateInput {
+/**
+ * Turns a request's decoded `config` into its validated, compiled form (the server's config cache: a hit
+ * ignores `config`, which the server then did not even decode). Throws invalid_request like fromProtoConfig.
+ */
+export type ConfigResolver = (config: ProtoDetectorConfig | null) => CompiledConfig;
+
+/** `config` validated (and, with a resolver, compiled) for EvaluateInput / StreamScannerOptions. */
+function configOf(config: ProtoDetectorConfig | null, resolve: ConfigResolver | undefined): Pick<EvaluateInput, 'config' | 'compiled'> {
+  if (!resolve) return { config: fromProtoConfig(config) };
+  const compiled = resolve(config);
+  return { config: compiled.config, compiled };
+}
+
+export function fromProtoRequest(req: ProtoDetectRequest, resolve?: ConfigResolver): EvaluateInput {
   const direction = directionFromProto(req.direction);
   if (!direction) throw invalidRequest('direction must be DIRECTION_INPUT or DIRECTION_OUTPUT', 'invalid_direction');
   if (typeof req.text !== 'string') throw invalidRequest('text is required');
@@ -59,14 +72,14 @@ export function fromProtoRequest(req: ProtoDetectRequest): EvaluateInput {
   return {
     text: req.text,
     direction,
-    config: fromProtoConfig(req.config),
+    ...configOf(req.config, resolve),
     failMode,
     detectorTimeoutMs: req.detector_timeout_ms > 0 ? req.detector_timeout_ms : undefined,
   };
 }
 
 /** The first message of a DetectStream call: the same validation as Detect, minus the text. */
-export function fromProtoStreamStart(start: ProtoDetectStreamStart | null): StreamScannerOptions {
+export function fromProtoStreamStart(start: ProtoDetectStreamStart | null, resolve?: ConfigResolver): StreamScannerOptions {
   if (!start) throw invalidRequest('the first DetectStreamRequest must carry start', 'stream_start_missing');
   const direction = directionFromProto(start.direction);
   if (!direction) throw invalidRequest('direction must be DIRECTION_INPUT or DIRECTION_OUTPUT', 'invalid_direction');
@@ -74,7 +87,7 @@ export function fromProtoStreamStart(start: ProtoDetectStreamStart | null): Stre
   if (!failMode) throw invalidRequest('fail_mode has an unknown value');
   return {
     direction,
-    config: fromProtoConfig(start.config),
+    ...configOf(start.config, resolve),
     failMode,
     detectorTimeoutMs: start.detector_timeout_ms > 0 ? start.detector_timeout_ms : undefined,
     windowChars: start.window_chars > 0 ? start.window_chars : undefined,
@@ -91,7 +104,7 @@ export function checkStreamChunk(text: unknown): string {
   return text;
 }
 
-function fromProtoConfig(config: ProtoDetectorConfig | null): DetectionPolicy {
+export function fromProtoConfig(config: ProtoDetectorConfig | null): DetectionPolicy {
   if (!config) {
     return {
       cacheKey: '',

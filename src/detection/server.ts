@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import * as net from 'node:net';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -9,6 +11,7 @@ import {
   DETECTION_MAX_MESSAGE_BYTES,
   DETECTION_SERVICE_NAME,
   DETECTION_SESSION_MEMORY_MB,
+  detectionFieldNumber,
   detectionPackageDefinition,
   detectionServiceDefinition,
   LOADER_OPTIONS,
@@ -21,7 +24,16 @@ import {
 } from '../shared/proto';
 import { createDetectionEngine, type DetectionEngine } from './engine';
 import { defaultRegistry, type DetectorRegistry } from './registry';
-import { checkStreamChunk, fromProtoRequest, fromProtoStreamStart, toProtoResponse, toProtoStreamResponse } from './request-mapper';
+import { ConfigCache, DEFAULT_CONFIG_CACHE_BYTES, DEFAULT_CONFIG_CACHE_ENTRIES, findField, lengthDelimited, withoutRange, type ConfigLookup } from './config-cache';
+import {
+  checkStreamChunk,
+  fromProtoConfig,
+  fromProtoRequest,
+  fromProtoStreamStart,
+  toProtoResponse,
+  toProtoStreamResponse,
+  type ConfigResolver,
+} from './request-mapper';
 import { StreamScanner, type StreamUpdate } from './stream-scanner';
 
 /**
@@ -56,22 +68,80 @@ const SERVER_OPTIONS: grpc.ServerOptions = {
 export interface BuildDetectionServerOptions {
   logger?: DetectionLogger;
   registry?: DetectorRegistry;
+  /** The compiled-configuration cache (config-cache.ts); default DEFAULT_CONFIG_CACHE_ENTRIES / _BYTES. */
+  configCache?: ConfigCache;
 }
 
 export interface DetectionServer {
   server: grpc.Server;
   health: HealthImplementation;
   engine: DetectionEngine;
+  configCache: ConfigCache;
+}
+
+/** A request as the service's deserializers hand it over: the decoded message and where its config comes from. */
+interface Decoded<Req> {
+  message: Req;
+  config: ConfigLookup;
+}
+
+const NO_LOOKUP: ConfigLookup = { kind: 'none' };
+const DETECT_CONFIG_FIELD = detectionFieldNumber('DetectRequest', 'config');
+const STREAM_START_FIELD = detectionFieldNumber('DetectStreamRequest', 'start');
+const STREAM_START_CONFIG_FIELD = detectionFieldNumber('DetectStreamStart', 'config');
+
+/**
+ * The service definition with request deserializers that consult the config cache before decoding: the
+ * `config` field's bytes are found by their tag (no decoding), hashed and looked up; on a hit the message
+ * is decoded without them (the cached compiled form is used), otherwise whole, as grpc-js would.
+ */
+function serviceDefinition(cache: ConfigCache): grpc.ServiceDefinition {
+  const detect = detectionServiceDefinition.Detect as grpc.MethodDefinition<ProtoDetectRequest, ProtoDetectResponse>;
+  const stream = detectionServiceDefinition.DetectStream as grpc.MethodDefinition<ProtoDetectStreamRequest, ProtoDetectStreamResponse>;
+  const decodeDetect = detect.requestDeserialize;
+  const decodeStream = stream.requestDeserialize;
+  return {
+    ...detectionServiceDefinition,
+    Detect: {
+      ...detect,
+      requestDeserialize: (buf: Buffer): Decoded<ProtoDetectRequest> => {
+        const range = cache.enabled ? findField(buf, DETECT_CONFIG_FIELD) : undefined;
+        if (!range) return { message: decodeDetect(buf), config: NO_LOOKUP };
+        const config = cache.lookup(buf, range.valueStart, range.end);
+        return { message: decodeDetect(config.kind === 'hit' ? withoutRange(buf, range) : buf), config };
+      },
+    },
+    DetectStream: {
+      ...stream,
+      requestDeserialize: (buf: Buffer): Decoded<ProtoDetectStreamRequest> => {
+        const start = cache.enabled ? findField(buf, STREAM_START_FIELD) : undefined;
+        const range = start ? findField(buf, STREAM_START_CONFIG_FIELD, start.valueStart, start.end) : undefined;
+        if (!start || !range) return { message: decodeStream(buf), config: NO_LOOKUP };
+        const config = cache.lookup(buf, range.valueStart, range.end);
+        if (config.kind !== 'hit') return { message: decodeStream(buf), config };
+        const startWithoutConfig = Buffer.concat([buf.subarray(start.valueStart, range.start), buf.subarray(range.end, start.end)]);
+        return { message: decodeStream(Buffer.concat([lengthDelimited(STREAM_START_FIELD, startWithoutConfig), withoutRange(buf, start)])), config };
+      },
+    },
+  };
+}
+
+/** The request's compiled configuration through the cache; undefined (the engine's own path) when it is not cacheable. */
+function configResolver(cache: ConfigCache, engine: DetectionEngine, lookup: ConfigLookup): ConfigResolver | undefined {
+  if (lookup.kind === 'none') return undefined;
+  return (config) => cache.resolve(lookup, () => engine.compile(fromProtoConfig(config)));
 }
 
 export function buildDetectionServer(options: BuildDetectionServerOptions = {}): DetectionServer {
   const logger = options.logger ?? silentLogger;
   const registry = options.registry ?? defaultRegistry;
   const engine = createDetectionEngine({ registry });
+  const configCache = options.configCache ?? new ConfigCache({ maxEntries: DEFAULT_CONFIG_CACHE_ENTRIES, maxBytes: DEFAULT_CONFIG_CACHE_BYTES });
   const server = new grpc.Server(SERVER_OPTIONS);
 
-  const detect: grpc.handleUnaryCall<ProtoDetectRequest, ProtoDetectResponse> = (call, callback) => {
-    const work = async () => toProtoResponse(await engine.evaluate(fromProtoRequest(call.request)));
+  const detect: grpc.handleUnaryCall<Decoded<ProtoDetectRequest>, ProtoDetectResponse> = (call, callback) => {
+    const { message, config } = call.request;
+    const work = async () => toProtoResponse(await engine.evaluate(fromProtoRequest(message, configResolver(configCache, engine, config))));
     respond({ method: 'Detect', logger, callback, work });
   };
   const listDetectorTypes: grpc.handleUnaryCall<ProtoListDetectorTypesRequest, ProtoListDetectorTypesResponse> = (
@@ -81,9 +151,9 @@ export function buildDetectionServer(options: BuildDetectionServerOptions = {}):
     const work = async () => ({ detector_types: registry.listDetectorTypes() });
     respond({ method: 'ListDetectorTypes', logger, callback, work });
   };
-  const detectStream: grpc.handleBidiStreamingCall<ProtoDetectStreamRequest, ProtoDetectStreamResponse> = (call) =>
-    serveStream({ call, engine, logger });
-  server.addService(detectionServiceDefinition, {
+  const detectStream: grpc.handleBidiStreamingCall<Decoded<ProtoDetectStreamRequest>, ProtoDetectStreamResponse> = (call) =>
+    serveStream({ call, engine, logger, resolver: (lookup) => configResolver(configCache, engine, lookup) });
+  server.addService(serviceDefinition(configCache), {
     Detect: detect,
     DetectStream: detectStream,
     ListDetectorTypes: listDetectorTypes,
@@ -92,7 +162,7 @@ export function buildDetectionServer(options: BuildDetectionServerOptions = {}):
   const health = new HealthImplementation({ '': 'SERVING', [DETECTION_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   new ReflectionService({ ...detectionPackageDefinition, ...healthPackageDefinition() }).addToServer(server);
-  return { server, health, engine };
+  return { server, health, engine, configCache };
 }
 
 /** The health proto as shipped by grpc-health-check, so reflection clients can describe it too. */
@@ -116,12 +186,13 @@ function respond<Res>({ method, logger, callback, work }: RespondArgs<Res>): voi
   );
 }
 
-type StreamCall = grpc.ServerDuplexStream<ProtoDetectStreamRequest, ProtoDetectStreamResponse>;
+type StreamCall = grpc.ServerDuplexStream<Decoded<ProtoDetectStreamRequest>, ProtoDetectStreamResponse>;
 
 interface ServeStreamArgs {
   call: StreamCall;
   engine: DetectionEngine;
   logger: DetectionLogger;
+  resolver: (lookup: ConfigLookup) => ConfigResolver | undefined;
 }
 
 /**
@@ -131,7 +202,7 @@ interface ServeStreamArgs {
  * (by its scan's update, or the running verdict when no scan ran). The call ends with `done` after `final` or
  * after the client half-closes; any error ends it with a status (INVALID_ARGUMENT for bad requests).
  */
-function serveStream({ call, engine, logger }: ServeStreamArgs): void {
+function serveStream({ call, engine, logger, resolver }: ServeStreamArgs): void {
   let scanner: StreamScanner | undefined;
   let over = false;
   let chain = Promise.resolve();
@@ -147,9 +218,9 @@ function serveStream({ call, engine, logger }: ServeStreamArgs): void {
     await write(await scanner.finish());
     call.end();
   };
-  const handle = async (msg: ProtoDetectStreamRequest) => {
+  const handle = async ({ message: msg, config }: Decoded<ProtoDetectStreamRequest>) => {
     if (over) return;
-    if (!scanner) scanner = new StreamScanner(engine, fromProtoStreamStart(msg.start));
+    if (!scanner) scanner = new StreamScanner(engine, fromProtoStreamStart(msg.start, resolver(config)));
     else if (msg.start) throw invalidRequest('start is only allowed in the first DetectStreamRequest');
     const text = checkStreamChunk(msg.text);
     const update = text.length > 0 ? await scanner.push(text) : undefined;
@@ -166,7 +237,7 @@ function serveStream({ call, engine, logger }: ServeStreamArgs): void {
     chain = chain.then(step).catch(fail);
     return chain;
   };
-  call.on('data', (msg: ProtoDetectStreamRequest) => {
+  call.on('data', (msg: Decoded<ProtoDetectStreamRequest>) => {
     call.pause();
     void enqueue(() => handle(msg)).then(() => {
       if (!over) call.resume();
@@ -194,12 +265,19 @@ function toGrpcError(err: unknown, method: string, logger: DetectionLogger): Par
 }
 
 export interface StartDetectionServerOptions extends BuildDetectionServerOptions {
-  /** host:port; port 0 picks a free port (see `port` of the result). */
+  /** host:port; port 0 picks a free port (see `port` of the result). Or `unix:/path`. */
   address: string;
+  /**
+   * A Unix domain socket to listen on as well (co-located callers dial `unix:<path>`): a stale socket
+   * file left by a process that is gone is replaced; one a running server answers on is an error.
+   */
+  socketPath?: string;
 }
 
 export interface StartedDetectionServer {
   port: number;
+  /** The Unix domain socket it listens on too, when asked to. */
+  socketPath?: string;
   server: grpc.Server;
   health: HealthImplementation;
   /** Reports NOT_SERVING, lets in-flight calls finish for up to graceMs, then cuts the rest. */
@@ -209,12 +287,49 @@ export interface StartedDetectionServer {
 export async function startDetectionServer(options: StartDetectionServerOptions): Promise<StartedDetectionServer> {
   const logger = options.logger ?? silentLogger;
   const { server, health } = buildDetectionServer(options);
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(options.address, grpc.ServerCredentials.createInsecure(), (err, boundPort) =>
-      err ? reject(err) : resolve(boundPort),
-    );
+  const bind = (address: string) =>
+    new Promise<number>((resolve, reject) => {
+      server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, boundPort) => (err ? reject(err) : resolve(boundPort)));
+    });
+  const { socketPath } = options;
+  try {
+    const port = await bind(options.address);
+    if (socketPath !== undefined) {
+      await claimSocketPath(socketPath);
+      await bind(`unix:${socketPath}`);
+    }
+    const close = async (graceMs = 5000) => {
+      await closeServer({ server, health, graceMs, logger });
+      if (socketPath !== undefined) fs.rmSync(socketPath, { force: true });
+    };
+    return { port, ...(socketPath !== undefined && { socketPath }), server, health, close };
+  } catch (err) {
+    server.forceShutdown();
+    throw err;
+  }
+}
+
+/** Makes `socketPath` free to bind: removes a stale socket file (nothing answers on it); refuses a live one or any other file. */
+async function claimSocketPath(socketPath: string): Promise<void> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(socketPath);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    fs.mkdirSync(path.dirname(socketPath), { recursive: true });
+    return;
+  }
+  if (!stat.isSocket()) throw new Error(`detection socket path ${socketPath} exists and is not a socket`);
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = net.connect({ path: socketPath });
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
   });
-  return { port, server, health, close: (graceMs = 5000) => closeServer({ server, health, graceMs, logger }) };
+  if (live) throw new Error(`detection socket ${socketPath} is in use by a running process`);
+  fs.rmSync(socketPath, { force: true });
 }
 
 interface CloseArgs {
@@ -239,4 +354,13 @@ function closeServer({ server, health, graceMs, logger }: CloseArgs): Promise<vo
       resolve();
     });
   });
+}
+
+/** The server options a configuration asks for (the same on the main thread and in the detection worker). */
+export function detectionServerOptions(config: import('../shared/config').Config, socketPath: string | undefined): StartDetectionServerOptions {
+  return {
+    address: config.DETECTION_ADDRESS,
+    ...(socketPath !== undefined && { socketPath }),
+    configCache: new ConfigCache({ maxEntries: config.DETECTION_CONFIG_CACHE_ENTRIES, maxBytes: DEFAULT_CONFIG_CACHE_BYTES }),
+  };
 }

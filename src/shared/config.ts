@@ -39,6 +39,9 @@ const httpUrl = (name: string) =>
 
 const empty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
+/** Longest Unix domain socket path (sun_path is 108 bytes on Linux, with its terminating NUL). */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
 /** `svc_sk_` followed by at least 32 base62 characters: the format every key of ours has. */
 export const API_KEY_PATTERN = /^svc_sk_[A-Za-z0-9]{32,128}$/;
 
@@ -48,8 +51,24 @@ export const configSchema = z.object({
   SENSOR_PORT: port('SENSOR_PORT', 8081),
   DETECTION_ADDRESS: z
     .string()
-    .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'DETECTION_ADDRESS must be host:port, e.g. 127.0.0.1:50051')
+    .regex(
+      /^((\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}|unix:\/.+)$/,
+      'DETECTION_ADDRESS must be host:port, e.g. 127.0.0.1:50051, or unix:/absolute/path of a Unix domain socket',
+    )
+    .refine((v) => !v.startsWith('unix:') || Buffer.byteLength(v.slice(5)) <= MAX_SOCKET_PATH_BYTES, `DETECTION_ADDRESS: a socket path is at most ${MAX_SOCKET_PATH_BYTES} bytes`)
     .default('127.0.0.1:50051'),
+  /**
+   * The Unix domain socket detection also listens on, for co-located callers: empty = a fresh one in the
+   * temp directory in `all` mode (none otherwise), `off` = none, else an absolute path.
+   */
+  DETECTION_SOCKET: z
+    .string()
+    .trim()
+    .refine((v) => v === '' || v === 'off' || v.startsWith('/'), 'DETECTION_SOCKET must be an absolute path, off, or empty')
+    .refine((v) => Buffer.byteLength(v) <= MAX_SOCKET_PATH_BYTES, `DETECTION_SOCKET must be at most ${MAX_SOCKET_PATH_BYTES} bytes (the Unix socket path limit)`)
+    .default(''),
+  /** Compiled detector configurations the detection service keeps (by a hash of their bytes); 0 = none. */
+  DETECTION_CONFIG_CACHE_ENTRIES: nonNegativeInt('DETECTION_CONFIG_CACHE_ENTRIES', 256, 100_000),
   DATABASE_URL: z.preprocess(
     empty,
     z

@@ -24,7 +24,7 @@ import { InFlightBudget } from './in-flight-budget';
  */
 
 export interface UnaryChannelOptions {
-  /** host:port (`[v6]:port` for IPv6). */
+  /** host:port (`[v6]:port` for IPv6), or `unix:/path` of a Unix domain socket. */
   address: string;
   maxSendMessageBytes: number;
   maxReceiveMessageBytes: number;
@@ -89,17 +89,21 @@ export class UnaryChannel {
   private session: http2.ClientHttp2Session | undefined;
   private closed = false;
   private readonly authority: string;
-  private readonly host: string;
-  private readonly port: number;
+  private readonly target: net.NetConnectOpts;
   private readonly budget: InFlightBudget | undefined;
 
   constructor(private readonly options: UnaryChannelOptions) {
     if (options.maxInFlightBytes !== undefined) this.budget = new InFlightBudget(options.maxInFlightBytes, serviceError);
-    const i = options.address.lastIndexOf(':');
-    const host = options.address.slice(0, i);
-    this.host = host.startsWith('[') ? host.slice(1, -1) : host;
-    this.port = Number(options.address.slice(i + 1));
-    this.authority = options.address;
+    if (options.address.startsWith('unix:')) {
+      // `unix:/path` (and grpc's `unix:///path`); `:authority` as grpc-js sends it for a socket.
+      this.target = { path: options.address.slice(5).replace(/^\/\/(?=\/)/, '') };
+      this.authority = 'localhost';
+    } else {
+      const i = options.address.lastIndexOf(':');
+      const host = options.address.slice(0, i);
+      this.target = { host: host.startsWith('[') ? host.slice(1, -1) : host, port: Number(options.address.slice(i + 1)) };
+      this.authority = options.address;
+    }
   }
 
   /**
@@ -147,8 +151,8 @@ export class UnaryChannel {
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
     const session = http2.connect(`http://${this.authority}`, {
       createConnection: () => {
-        const socket = net.connect({ host: this.host, port: this.port });
-        socket.setNoDelay(true);
+        const socket = net.connect(this.target);
+        if (!('path' in this.target)) socket.setNoDelay(true);
         return socket;
       },
       settings: { enablePush: false },

@@ -63,6 +63,15 @@ export function detectionStreamMethod<Req, Res>(name: 'DetectStream'): grpc.Meth
   return method as grpc.MethodDefinition<Req, Res>;
 }
 
+/** The field number of `field` in message `messageName` of detection.proto (e.g. DetectRequest.config = 3). */
+export function detectionFieldNumber(messageName: string, field: string): number {
+  const definition = detectionPackageDefinition[`detection.v1.${messageName}`] as protoLoader.MessageTypeDefinition<object, object> | undefined;
+  const fields = (definition?.type as { field?: Array<{ name: string; number: number }> } | undefined)?.field ?? [];
+  const found = fields.find((f) => f.name === field);
+  if (!found) throw new Error(`detection.proto has no field ${messageName}.${field}`);
+  return found.number;
+}
+
 // ---- enums (string names, as the loader decodes them) ----
 
 export type ProtoDirection = 'DIRECTION_UNSPECIFIED' | 'DIRECTION_INPUT' | 'DIRECTION_OUTPUT';
@@ -286,9 +295,14 @@ export function outcomeFromProto(o: ProtoDetectorOutcome): { type: string; statu
   };
 }
 
+/** Reverse lookups of the tables above, built once (a Map per table). */
+const reversed = new WeakMap<object, Map<unknown, string>>();
+
 function reverse<K extends string>(table: Readonly<Record<K, string>>, value: unknown): K | undefined {
-  for (const key of Object.keys(table) as K[]) {
-    if (table[key] === value) return key;
+  let map = reversed.get(table);
+  if (!map) {
+    map = new Map(Object.entries(table).map(([key, proto]) => [proto, key]));
+    reversed.set(table, map);
   }
-  return undefined;
+  return map.get(value) as K | undefined;
 }

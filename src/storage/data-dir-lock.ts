@@ -10,7 +10,8 @@ export interface DataDirLock {
   release(): void;
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process with this id exists (EPERM: it does, owned by another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

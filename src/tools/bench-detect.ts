@@ -12,6 +12,7 @@ import { TextIndex } from '../detection/text-index';
 import { findAll } from '../detection/regex-scan';
 import type { DetectorType } from '../shared/detector-catalog';
 import type { DetectionPolicy } from '../shared/policy';
+import { writeSection } from './results-sections';
 import { CLASSIFIER_CATEGORIES, generateProse, PACKAGE_ROOT, sourceCodeText } from './text-corpus';
 
 /**
@@ -266,17 +267,7 @@ function render(rows: Row[], types: DetectorType[], date: string, parts: Map<Row
 }
 
 function writeResults(section: string): void {
-  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-  const existing = fs.existsSync(RESULTS_FILE) ? fs.readFileSync(RESULTS_FILE, 'utf8') : '# Benchmark results\n\n';
-  const start = existing.indexOf(SECTION_TITLE);
-  let next: string;
-  if (start < 0) {
-    next = `${existing.replace(/\n*$/, '\n\n')}${section}`;
-  } else {
-    const after = existing.indexOf('\n## ', start + SECTION_TITLE.length);
-    next = existing.slice(0, start) + section + (after < 0 ? '' : existing.slice(after + 1));
-  }
-  fs.writeFileSync(RESULTS_FILE, next.endsWith('\n') ? next : `${next}\n`);
+  writeSection(RESULTS_FILE, SECTION_TITLE, section);
 }
 
 export async function main(): Promise<number> {

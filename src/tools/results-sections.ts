@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
 /**
  * Sections of bench/RESULTS.md rewritten by the benchmarks (`npm run bench:gateway`, `npm run bench:perf`):
  * the generated part of a section runs from its heading to its keep marker; the analysis written by hand
@@ -28,4 +31,22 @@ export function replaceSection(current: string, heading: string, marker: string,
 /** The "Traffic path" section (bench:gateway), up to KEEP_MARKER. */
 export function replaceTrafficSection(current: string, section: string): string {
   return replaceSection(current, TRAFFIC_HEADING, KEEP_MARKER, section);
+}
+
+/**
+ * Replaces one benchmark's section of a results file (from its heading to the next `## ` heading), or appends it
+ * when the file has none yet; the other sections are kept as they are.
+ */
+export function writeSection(file: string, title: string, section: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmark results\n\n';
+  const start = existing.indexOf(title);
+  let next: string;
+  if (start < 0) {
+    next = `${existing.replace(/\n*$/, '\n\n')}${section}`;
+  } else {
+    const after = existing.indexOf('\n## ', start + title.length);
+    next = existing.slice(0, start) + section + (after < 0 ? '' : existing.slice(after + 1));
+  }
+  fs.writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
 }

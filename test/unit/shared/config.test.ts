@@ -15,6 +15,8 @@ describe('loadConfig', () => {
       JSON_MAX_DEPTH: 64,
     });
     expect(loadConfig({ JSON_MAX_DEPTH: '128' }).JSON_MAX_DEPTH).toBe(128);
+    expect(c).toMatchObject({ DETECTION_SOCKET: '', DETECTION_CONFIG_CACHE_ENTRIES: 256 });
+    expect(loadConfig({ DETECTION_ADDRESS: 'unix:/run/csg/detection.sock' }).DETECTION_ADDRESS).toBe('unix:/run/csg/detection.sock');
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.REDIS_URL).toBeUndefined();
     expect(c.BOOTSTRAP_API_KEY).toBeUndefined();
@@ -47,6 +49,10 @@ describe('loadConfig', () => {
     [{ REDIS_URL: 'http://x' }, /REDIS_URL must be a redis/],
     [{ LOG_LEVEL: 'verbose' }, /LOG_LEVEL/],
     [{ DETECTION_ADDRESS: 'nope' }, /DETECTION_ADDRESS must be host:port/],
+    [{ DETECTION_ADDRESS: `unix:/${'d'.repeat(107)}` }, /DETECTION_ADDRESS: a socket path is at most 107 bytes/],
+    [{ DETECTION_SOCKET: 'relative.sock' }, /DETECTION_SOCKET must be an absolute path, off, or empty/],
+    [{ DETECTION_SOCKET: `/${'s'.repeat(107)}` }, /DETECTION_SOCKET must be at most 107 bytes/],
+    [{ DETECTION_CONFIG_CACHE_ENTRIES: '-1' }, /DETECTION_CONFIG_CACHE_ENTRIES must be between 0 and 100000/],
     [{ OPENAI_BASE_URL: 'ftp://x' }, /OPENAI_BASE_URL/],
     [{ JSON_MAX_DEPTH: '4' }, /JSON_MAX_DEPTH: JSON_MAX_DEPTH must be between 8 and 1000 \(got "4"\)/],
     [{ JSON_MAX_DEPTH: '5000' }, /JSON_MAX_DEPTH must be between 8 and 1000/],
