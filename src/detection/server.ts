@@ -60,6 +60,8 @@ export const MAX_RECEIVE_MESSAGE_BYTES = DETECTION_MAX_MESSAGE_BYTES;
  * clients' in-flight admission stays far below.
  */
 const SERVER_OPTIONS: grpc.ServerOptions = {
+  // No channelz bookkeeping (per-call counters, timestamps and traces nobody reads): ~6% of the server's CPU per Detect.
+  'grpc.enable_channelz': 0,
   'grpc.max_receive_message_length': MAX_RECEIVE_MESSAGE_BYTES,
   'grpc.max_send_message_length': DETECTION_MAX_MESSAGE_BYTES,
   'grpc-node.max_session_memory': DETECTION_SESSION_MEMORY_MB,

@@ -144,6 +144,7 @@ const HEALTH_TIMEOUT_MS = 1000;
 export const ERROR_CODE_METADATA_KEY = 'x-error-code';
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.enable_channelz': 0,
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,

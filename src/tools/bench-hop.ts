@@ -16,9 +16,9 @@ import { CLASSIFIER_CATEGORIES, generateProse, PACKAGE_ROOT } from './text-corpu
  * (`node dist/main.js detection`, its CPU read from /proc/<pid>/stat) and the client in this process
  * (process.cpuUsage). Every call sends a fresh 1 KB prose text with the same policy, as the gateway does.
  *
- * Scenarios, in the same run (so their ratios hold however busy the machine is):
- *   - `tcp, uncached`: TCP, the detection service's compiled-config cache off (DETECTION_CONFIG_CACHE_ENTRIES=0):
- *     every call decodes, validates and compiles its config, as before the cache existed (baseline);
+ * Scenarios, interleaved in the same run (so their ratios hold however busy the machine is):
+ *   - `tcp, uncached`: TCP, the compiled-config cache off (DETECTION_CONFIG_CACHE_ENTRIES=0):
+ *     every call decodes, validates and compiles its config, as before the cache existed;
  *   - `tcp, cached`: TCP, the cache on (default);
  *   - `uds, cached`: the same over a Unix domain socket (how `all` mode reaches its co-located detection).
  * Each for two policies: no detectors (the hop and config handling alone) and every signature detector on
@@ -36,15 +36,22 @@ interface Scenario {
   name: string;
   transport: 'tcp' | 'uds';
   cache: boolean;
+  /** Another build's package root to run detection from (BENCH_HOP_BEFORE). */
+  root?: string;
 }
 
-/** BENCH_HOP_TRANSPORTS=tcp skips the Unix-socket row. */
-const TRANSPORTS = (process.env.BENCH_HOP_TRANSPORTS ?? 'tcp,uds').split(',');
+/**
+ * BENCH_HOP_BEFORE=<package root of an earlier build> adds its detection service as the first row (e.g. the
+ * commit before the cache: `git archive <commit> | tar -x -C /tmp/before`, node_modules linked, `npm run build`).
+ */
+const BEFORE = process.env.BENCH_HOP_BEFORE;
 const SCENARIOS: Scenario[] = [
-  { name: 'tcp, uncached (baseline)', transport: 'tcp' as const, cache: false },
-  { name: 'tcp, cached', transport: 'tcp' as const, cache: true },
-  { name: 'uds, cached', transport: 'uds' as const, cache: true },
-].filter((s) => TRANSPORTS.includes(s.transport));
+  ...(BEFORE ? [{ name: 'tcp, earlier build', transport: 'tcp' as const, cache: false, root: BEFORE }] : []),
+  { name: 'tcp, uncached', transport: 'tcp', cache: false },
+  { name: 'tcp, cached', transport: 'tcp', cache: true },
+  { name: 'uds, cached', transport: 'uds', cache: true },
+];
+const ROUNDS = Number(process.env.BENCH_HOP_ROUNDS ?? 3);
 
 function signatureTypes(): DetectorType[] {
   return DETECTOR_CATALOG.filter((d) => !CLASSIFIER_CATEGORIES.has(d.category)).map((d) => d.value);
@@ -89,6 +96,8 @@ interface Row {
   serverMs: number;
   clientMs: number;
   wallUs: number;
+  /** Lowest and highest detection ms/call over the rounds. */
+  range?: number[];
 }
 
 async function startDetection(scenario: Scenario): Promise<{ child: ChildProcess; address: string; cleanup(): void }> {
@@ -100,7 +109,8 @@ async function startDetection(scenario: Scenario): Promise<{ child: ChildProcess
     DETECTION_CONFIG_CACHE_ENTRIES: scenario.cache ? '256' : '0',
     ...(scenario.transport === 'uds' ? { DETECTION_SOCKET: socket } : {}),
   };
-  const { child, match } = await start(['dist/main.js', 'detection'], env, /detection grpc:\/\/(\S+)/);
+  const main = path.join(scenario.root ?? PACKAGE_ROOT, 'dist', 'main.js');
+  const { child, match } = await start([main, 'detection'], env, /detection grpc:\/\/(\S+)/);
   const address = scenario.transport === 'uds' ? `unix:${socket}` : (match[1] as string).replace(/,$/, '');
   return { child, address, cleanup: () => fs.rmSync(socket, { force: true }) };
 }
@@ -145,29 +155,41 @@ async function run(scenario: Scenario, policy: { name: string; policy: Detection
   }
 }
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
 export async function main(): Promise<void> {
   const texts = Array.from({ length: TEXTS }, (_, i) => generateProse({ seed: 17 + i, length: 1024, piiEvery: 4096 }));
-  const rows: Row[] = [];
-  for (const policy of policies()) {
-    for (const scenario of SCENARIOS) {
-      const row = await run(scenario, policy, texts);
-      rows.push(row);
-      process.stdout.write(`${row.policy} | ${row.scenario}: detection ${row.serverMs.toFixed(3)} ms CPU/call, client ${row.clientMs.toFixed(3)} ms CPU/call, ${row.wallUs.toFixed(0)} µs wall/call\n`);
+  const samples: Row[] = [];
+  // Rounds interleave the scenarios, so a busy spell of the (shared) machine does not land on one row only.
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const policy of policies()) {
+      for (const scenario of SCENARIOS) {
+        const row = await run(scenario, policy, texts);
+        samples.push(row);
+        process.stdout.write(`round ${round + 1} | ${row.policy} | ${row.scenario}: detection ${row.serverMs.toFixed(3)} ms CPU/call, client ${row.clientMs.toFixed(3)}, ${row.wallUs.toFixed(0)} µs wall/call\n`);
+      }
     }
   }
+  const rows: Row[] = policies().flatMap((policy) =>
+    SCENARIOS.map((scenario) => {
+      const mine = samples.filter((r) => r.policy === policy.name && r.scenario === scenario.name);
+      return { scenario: scenario.name, policy: policy.name, serverMs: median(mine.map((r) => r.serverMs)), clientMs: median(mine.map((r) => r.clientMs)), wallUs: median(mine.map((r) => r.wallUs)), range: [Math.min(...mine.map((r) => r.serverMs)), Math.max(...mine.map((r) => r.serverMs))] };
+    }),
+  );
   const lines = [
     SECTION_TITLE,
     '',
-    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}; ${CALLS} Detect calls per row`,
-    `(after ${WARMUP} warm-up calls), ${CONCURRENCY} in flight, a fresh 1 KB prose text each, one policy per row. CPU per call:`,
-    '`detection` = the detection process (`node dist/main.js detection`), `client` = the gateway-side detection client.',
-    '`x baseline` = detection CPU against the uncached TCP row of the same policy (lower is better).',
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}; ${ROUNDS} rounds × ${CALLS} Detect calls per row`,
+    `(each after ${WARMUP} warm-up calls on a fresh detection process), ${CONCURRENCY} in flight, a fresh 1 KB prose text each. CPU per call, median of the rounds:`,
+    '`detection` = the detection process (`node dist/main.js detection`, its /proc CPU), `client` = the gateway-side detection client (this process).',
+    '`uncached` = DETECTION_CONFIG_CACHE_ENTRIES=0. `x first` = detection CPU against the first row of the same policy (lower is better).',
     '',
-    '| policy | hop | detection ms/call | x baseline | client ms/call | wall µs/call (8 in flight) |',
+    '| policy | hop | detection ms/call (range) | x first | client ms/call | wall µs/call |',
     '|---|---|---|---|---|---|',
     ...rows.map((row) => {
       const base = rows.find((r) => r.policy === row.policy && r.scenario === SCENARIOS[0]!.name)!;
-      return `| ${row.policy} | ${row.scenario} | ${row.serverMs.toFixed(3)} | ${r2(row.serverMs / base.serverMs)} | ${row.clientMs.toFixed(3)} | ${row.wallUs.toFixed(0)} |`;
+      const range = row.range ? ` (${row.range.map((v) => v.toFixed(3)).join('–')})` : '';
+      return `| ${row.policy} | ${row.scenario} | ${row.serverMs.toFixed(3)}${range} | ${r2(row.serverMs / base.serverMs)} | ${row.clientMs.toFixed(3)} | ${row.wallUs.toFixed(0)} |`;
     }),
     '',
   ];
