@@ -5,8 +5,8 @@ import path from 'node:path';
 import { ConfigCache } from '../../../src/detection/config-cache';
 import { startDetectionServer, type StartedDetectionServer } from '../../../src/detection/server';
 import { createDetectionClient, type DetectionClient, type DetectResult } from '../../../src/shared/detection-client';
-import { AppError } from '../../../src/shared/errors';
 import type { DetectionPolicy } from '../../../src/shared/policy';
+import { rejectionOf } from '../../helpers/rejection';
 
 /**
  * The detection server's compiled-configuration cache over the real gRPC hop: a repeated configuration
@@ -31,15 +31,6 @@ const TEXTS = [
   'see ok.example and nothing else',
   'a harmless sentence',
 ];
-
-async function rejectionOf(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof AppError)) throw new Error(`expected an AppError, got ${String(err)}`);
-  return err;
-}
 
 const withoutTimes = (r: DetectResult) => ({ ...r, elapsedMs: 0, outcomes: r.outcomes.map((o) => ({ ...o, elapsedMs: 0 })) });
 

@@ -6,8 +6,8 @@ import { DetectorRegistry, listDetectorTypes } from '../../../src/detection/regi
 import { startDetectionServer, type DetectionLogger, type StartedDetectionServer } from '../../../src/detection/server';
 import { createDetectionClient, type DetectionClient } from '../../../src/shared/detection-client';
 import { DETECTOR_CATALOG } from '../../../src/shared/detector-catalog';
-import { AppError } from '../../../src/shared/errors';
 import type { DetectionPolicy, Direction } from '../../../src/shared/policy';
+import { rejectionOf } from '../../helpers/rejection';
 import {
   DETECTION_MAX_TEXT_BYTES,
   detectionMethod,
@@ -25,15 +25,6 @@ const policy = (overrides: Partial<DetectionPolicy> = {}): DetectionPolicy => ({
   customDetectors: [],
   ...overrides,
 });
-
-async function rejectionOf(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof AppError)) throw new Error(`expected an AppError, got ${String(err)}`);
-  return err;
-}
 
 function recordingLogger() {
   const errors: Array<{ obj: object; msg?: string }> = [];
