@@ -49,7 +49,7 @@ describe('findField (protobuf wire format)', () => {
 
   it('finds the config inside the start of a DetectStreamRequest', () => {
     const msg = stream.requestSerialize({
-      start: { direction: 'DIRECTION_OUTPUT', config: { cache_key: 'k', policy_mode: 'POLICY_MODE_IO', input_detectors: [], output_detectors: [], allow_list: null, deny_list: null, custom_detectors: [], pii_regions: [] }, fail_mode: 'FAIL_MODE_OPEN', detector_timeout_ms: 0, window_chars: 0 },
+      start: { direction: 'DIRECTION_OUTPUT', config: { cache_key: 'k', policy_mode: 'POLICY_MODE_IO', input_detectors: [], output_detectors: [], allow_list: null, deny_list: null, custom_detectors: [], pii_regions: [] }, fail_mode: 'FAIL_MODE_OPEN', detector_timeout_ms: 0, window_chars: 0, hold_back_chars: 0 },
       text: 'chunk',
       final: false,
       ack: true,
