@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { defaultPoolSize } from './worker-pool';
 import { DEFAULT_DETECTION_MAX_ACTIVE, DEFAULT_DETECTION_MAX_QUEUED } from './detection-admission';
 
 /**
@@ -160,6 +162,11 @@ export const configSchema = z.object({
   CLASSIFIER_CACHE_TTL_MS: positiveInt('CLASSIFIER_CACHE_TTL_MS', 600_000, 86_400_000),
   CLASSIFIER_BREAKER_FAILURES: positiveInt('CLASSIFIER_BREAKER_FAILURES', 5, 1000),
   CLASSIFIER_BREAKER_COOLDOWN_MS: positiveInt('CLASSIFIER_BREAKER_COOLDOWN_MS', 30_000, 3_600_000),
+  // Builtin classifier worker pool in detection (builtin-pool.ts): threads (0 = score inline), the
+  // smallest batch of new windows sent to it, and the most chunks waiting for a worker.
+  CLASSIFIER_WORKERS: nonNegativeInt('CLASSIFIER_WORKERS', defaultPoolSize(availableParallelism()), 64),
+  CLASSIFIER_WORKER_MIN_WINDOWS: positiveInt('CLASSIFIER_WORKER_MIN_WINDOWS', 8, 100_000),
+  CLASSIFIER_WORKER_MAX_QUEUE: nonNegativeInt('CLASSIFIER_WORKER_MAX_QUEUE', 256, 100_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

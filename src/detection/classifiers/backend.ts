@@ -38,6 +38,12 @@ export interface ClassifierBackend {
   /** The types this backend can score. */
   readonly types: readonly ClassifierType[];
   classify(text: string, signal: AbortSignal): Promise<ClassifierScores>;
+  /**
+   * Optional: scores many windows at once (one promise per text, same meaning as `classify`), for a
+   * backend that can share a batch out (the builtin worker pool). The router's shared calls use it for
+   * the windows of a text that no earlier call covers.
+   */
+  classifyMany?(texts: readonly string[], signals: readonly AbortSignal[]): Array<Promise<ClassifierScores>>;
 }
 
 /**
