@@ -66,6 +66,10 @@ export const configSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   /** Audit spool (events waiting while the database is unreachable); default DATA_DIR/audit-spool, none for memory://. */
   AUDIT_SPOOL_DIR: z.preprocess(empty, z.string().min(1).optional()),
+  // Audit input-token counts (token-counter.ts): worker threads (0 = count on the serving thread) and the
+  // shortest request text (UTF-16 units) sent to them.
+  AUDIT_TOKEN_WORKERS: nonNegativeInt('AUDIT_TOKEN_WORKERS', 1, 16),
+  AUDIT_TOKEN_WORKER_MIN_CHARS: nonNegativeInt('AUDIT_TOKEN_WORKER_MIN_CHARS', 1024, 1_000_000_000),
   AUDIT_SPOOL_MAX_BYTES: positiveInt('AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024 * 1024 * 1024),
   REDIS_URL: z.preprocess(
     empty,
