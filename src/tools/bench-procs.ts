@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** Helpers shared by the traffic benchmarks (bench-gateway.ts, bench-streams.ts): processes, quantiles, the policy. */
@@ -65,4 +65,17 @@ export function enableSignatureDetectors(gateway: string, auth: Record<string, s
   return configureDefaultPolicy(gateway, auth, (types) =>
     types.filter((t) => !['prompt_defense', 'content_moderation'].includes(t.category)).map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'log' })),
   );
+}
+
+/** CPU time (ms) of a process, and of its main thread alone (Linux /proc; undefined elsewhere). */
+export function cpuMs(pid: number): { total: number; main: number } | undefined {
+  try {
+    const ticks = (stat: string) => {
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in 10 ms clock ticks
+    };
+    return { total: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')), main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) };
+  } catch {
+    return undefined;
+  }
 }

@@ -77,6 +77,7 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
   return {
     name: inline.name,
     types: inline.types,
+    local: true,
     pool,
     classify: (text, signal) => inline.classify(text, signal),
     classifyMany(texts, signals) {

@@ -81,6 +81,18 @@ describe('builtin classifier worker pool', () => {
     expect(backend.pool.dispatched).toBeGreaterThan(0);
   });
 
+  it('a scan slower than the detector budget reports what inline scoring reports (local work runs to completion)', async () => {
+    const text = corpus(17);
+    const budget = { direction: 'input' as const, config: policy, failMode: 'closed' as const, detectorTimeoutMs: 1 };
+    const inline = await engineFor(new ClassifierRouter({ backends: [createBuiltinBackend()] })).evaluate({ text, ...budget });
+    const backend = pooled();
+    const viaPool = await engineFor(new ClassifierRouter({ backends: [backend] })).evaluate({ text, ...budget });
+    expect(backend.pool.dispatched).toBeGreaterThan(0);
+    expect(viaPool.outcomes.map((o) => [o.type, o.status])).toEqual(inline.outcomes.map((o) => [o.type, o.status]));
+    expect(viaPool.findings).toEqual(inline.findings);
+    expect(viaPool.findings.length).toBeGreaterThan(0);
+  });
+
   it('keeps texts with fewer windows than the threshold inline (no worker is started)', async () => {
     const backend = pooled({ minWindows: 8 });
     const router = new ClassifierRouter({ backends: [backend] });
