@@ -16,6 +16,8 @@ export interface AuditTokenCounterOptions {
   minChars: number;
   /** Counts waiting for a worker before further ones are made inline. Default 1024. */
   maxQueue?: number;
+  /** The worker holds its own tokenizer ranks (~57 MB): it is stopped after this long idle. Default 30 s. */
+  idleMs?: number;
 }
 
 export const TOKEN_WORKER_SOURCE = `require(${JSON.stringify(compiledModulePath(__filename))}).runTokenCountWorker();`;
@@ -33,7 +35,7 @@ export class AuditTokenCounter {
   constructor(private readonly options: AuditTokenCounterOptions) {
     this.pool =
       options.workers > 0
-        ? new WorkerPool<string[], number>({ name: 'token count', source: TOKEN_WORKER_SOURCE, size: options.workers, maxQueue: options.maxQueue ?? 1024 })
+        ? new WorkerPool<string[], number>({ name: 'token count', source: TOKEN_WORKER_SOURCE, size: options.workers, maxQueue: options.maxQueue ?? 1024, idleMs: options.idleMs ?? 30_000 })
         : undefined;
   }
 

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
  * audit token counts) that must not hold the event loop of the process that serves requests.
  *
  * - Workers start lazily (on the first task that finds no idle one), up to `size`; an idle worker is
- *   unref'd, so it never keeps the process alive.
+ *   unref'd, so it never keeps the process alive, and with `idleMs` it is terminated after that long idle.
  * - At most `maxQueue` tasks wait for a worker; `run` rejects a task beyond that with WorkerPoolFull at
  *   once (callers fall back to doing the work themselves, so a burst degrades to today's inline cost).
  * - A task whose `cancelled()` says so when its turn comes is dropped (rejected with its reason) instead
@@ -28,6 +28,8 @@ export interface WorkerPoolOptions {
   size: number;
   /** Most tasks waiting for a worker (≥ 0). */
   maxQueue: number;
+  /** A worker idle this long is terminated (its memory released; a later task starts a new one). Default: kept. */
+  idleMs?: number;
 }
 
 export interface RunOptions {
@@ -53,6 +55,7 @@ interface Task {
 interface Slot {
   worker: Worker;
   task: Task | undefined;
+  idle?: NodeJS.Timeout;
 }
 
 type Answer = { id: number; result?: unknown; error?: string };
@@ -99,6 +102,7 @@ export class WorkerPool<In, Out> {
     const slots = [...this.slots];
     this.slots.clear();
     for (const s of slots) {
+      clearTimeout(s.idle);
       s.task?.reject(err);
       s.task = undefined;
     }
@@ -121,6 +125,7 @@ export class WorkerPool<In, Out> {
         continue;
       }
       slot.task = task;
+      clearTimeout(slot.idle);
       slot.worker.ref();
       this.dispatched++;
       slot.worker.postMessage({ id: task.id, task: task.payload });
@@ -141,8 +146,15 @@ export class WorkerPool<In, Out> {
       if (m.error !== undefined) task.reject(new Error(m.error));
       else task.resolve(m.result);
       this.pump();
+      if (!slot.task && this.options.idleMs !== undefined) {
+        slot.idle = setTimeout(() => {
+          if (slot.task || !this.slots.delete(slot)) return;
+          void worker.terminate();
+        }, this.options.idleMs).unref();
+      }
     });
     const died = (why: string) => {
+      clearTimeout(slot.idle);
       if (!this.slots.delete(slot)) return;
       const task = slot.task;
       slot.task = undefined;

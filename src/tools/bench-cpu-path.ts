@@ -78,7 +78,8 @@ async function startService(config: (typeof CONFIGS)[number]): Promise<Service> 
     DETECTION_TIMEOUT_MS: '60000',
     ...config.env,
   };
-  const gw = await start(['dist/main.js', 'all'], env, /Ready: gateway (\S+), sensor (\S+), detection grpc:\/\/(\S+)/);
+  // Start-up takes 20–40 s on a loaded 2-core machine (models, migrations).
+  const gw = await start(['dist/main.js', 'all'], env, /Ready: gateway (\S+), sensor (\S+), detection grpc:\/\/(\S+)/, undefined, 180_000);
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   await configureDefaultPolicy(gw.match[1]!, auth, (types) => types.map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })));
   return { config, child: gw.child, gateway: gw.match[1]!, auth, dataDir };

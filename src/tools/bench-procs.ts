@@ -7,11 +7,14 @@ import { resolve } from 'node:path';
 export const ROOT = resolve(__dirname, '..', '..');
 
 /** Starts `node <cmd>` from the package root and resolves once its output matches `ready`; later output goes to `logTo` when given, else nowhere. */
-export function start(cmd: string[], env: Record<string, string>, ready: RegExp, logTo?: string): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+export function start(cmd: string[], env: Record<string, string>, ready: RegExp, logTo?: string, timeoutMs = 60_000): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   const child = spawn(process.execPath, cmd, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`${cmd.join(' ')} did not start: ${out}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill();
+      rej(new Error(`${cmd.join(' ')} did not start: ${out}`));
+    }, timeoutMs);
     const onData = (d: Buffer) => {
       out += d.toString();
       const m = out.match(ready);

@@ -1,4 +1,5 @@
 import { defaultPoolSize, WorkerPool, WorkerPoolFull } from '../../../src/shared/worker-pool';
+import { until } from '../../helpers/until';
 
 /**
  * The generic worker pool. The worker here speaks the pool's protocol directly ({ id, task } in,
@@ -81,6 +82,19 @@ describe('WorkerPool', () => {
     await Promise.all(refused);
     expect(pool.threads).toBe(0);
     await expect(pool.run({ value: 3 })).rejects.toThrow(/closed/);
+  });
+
+  it('with idleMs, an idle worker is terminated and the next task starts a new one', async () => {
+    const gate = new SharedArrayBuffer(4);
+    const pool = new WorkerPool<Task, number>({ name: 'test', source: SOURCE, workerData: { gate }, size: 1, maxQueue: 1, idleMs: 50 });
+    try {
+      expect(await pool.run({ value: 1 })).toBe(2);
+      await until(async () => (pool.threads === 0 ? true : undefined));
+      expect(await pool.run({ value: 2 })).toBe(4);
+      expect(pool.started).toBe(2);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('defaults to one worker per spare core, at least one', () => {
