@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { DetectionPolicy, DetectorEntry } from '../shared/policy';
 
 /** Helpers shared by the traffic benchmarks (bench-gateway.ts, bench-streams.ts): processes, quantiles, the policy. */
 
@@ -81,4 +82,18 @@ export function cpuMs(pid: number): { total: number; main: number } | undefined 
   } catch {
     return undefined;
   }
+}
+
+/** An in-process detection policy: `types` on input and output at L2 with action block, nothing else configured. */
+export function blockPolicy(types: readonly string[], cacheKey: string): DetectionPolicy {
+  const entries = types.map((t) => ({ detector_type: t as DetectorEntry['detector_type'], threshold: 'L2' as const, action: 'block' as const }));
+  return {
+    cacheKey,
+    policyMode: 'IO',
+    inputDetectors: entries,
+    outputDetectors: entries,
+    allowList: { entries: [], match_type: 'contains' },
+    denyList: { entries: [], match_type: 'contains' },
+    customDetectors: [],
+  };
 }

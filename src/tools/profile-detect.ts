@@ -2,7 +2,7 @@ import inspector from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import { createDetectionEngine } from '../detection/engine';
 import { defaultRegistry } from '../detection/registry';
-import type { DetectionPolicy } from '../shared/policy';
+import { blockPolicy } from './bench-procs';
 import { generateProse, sourceCodeText } from './text-corpus';
 
 /**
@@ -80,16 +80,7 @@ function report(profile: Profile): string[] {
 
 async function main(): Promise<void> {
   const types = defaultRegistry.listDetectorTypes().filter((t) => t.implemented).map((t) => t.value);
-  const entries = types.map((detector_type) => ({ detector_type, threshold: 'L2' as const, action: 'block' as const }));
-  const config: DetectionPolicy = {
-    cacheKey: 'profile:detect',
-    policyMode: 'IO',
-    inputDetectors: entries,
-    outputDetectors: entries,
-    allowList: { entries: [], match_type: 'contains' },
-    denyList: { entries: [], match_type: 'contains' },
-    customDetectors: [],
-  };
+  const config = blockPolicy(types, 'profile:detect');
   const engine = createDetectionEngine();
   const detect = (t: string) => engine.evaluate({ text: t, direction: 'input', config, detectorTimeoutMs: 60_000 });
   for (const seed of [101, 102]) await detect(text(seed));
