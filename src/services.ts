@@ -15,6 +15,7 @@ import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
 import { AlertNotifier } from './management/events/alert-notifier';
 import { openAuditSpool } from './management/events/audit-spool.factory';
 import { AuditWriter } from './management/events/audit-writer';
+import { AuditTokenCounter } from './shared/token-counter';
 import type { AuditSinks } from './management/events/audit.hook';
 import { EventService } from './management/events/event.service';
 import { PolicyService } from './management/policies/policy.service';
@@ -164,7 +165,10 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     const audit = new AuditWriter(storage, auditLogger, { spool: spool.spool });
     closers.push({ name: 'audit', close: () => audit.close().finally(() => spool.release()) });
     running.audit = audit;
-    const sinks: AuditSinks = { writer: audit };
+    // Closed before the writer, after the HTTP servers: counts in progress finish and their events are written.
+    const tokens = new AuditTokenCounter({ workers: config.AUDIT_TOKEN_WORKERS, minChars: config.AUDIT_TOKEN_WORKER_MIN_CHARS });
+    closers.push({ name: 'audit-tokens', close: () => tokens.close() });
+    const sinks: AuditSinks = { writer: audit, tokens };
     if (config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET) {
       const alerts = new AlertNotifier({ url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET, logger: logger.child({ component: 'alerts' }) });
       closers.push({ name: 'alerts', close: () => alerts.close() });

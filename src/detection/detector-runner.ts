@@ -88,7 +88,8 @@ export async function runDetector(args: RunDetectorArgs): Promise<DetectorRun> {
       const result = detector.detect(input, deadline.signal);
       // Signature detectors answer synchronously: no promise and no race for them (a fifth of the cost of
       // a 1 KB scan was this plumbing). An asynchronous detector races the shared deadline.
-      const raw = isPromise(result) ? await Promise.race([result, deadline.expired]) : result;
+      // So does an in-process one whose work runs to completion (builtin classifier windows in workers).
+      const raw = isPromise(result) ? await (detector.runsToCompletion?.() ? result : Promise.race([result, deadline.expired])) : result;
       findings[i] = capFindings(checkFindings(raw, input.text.length), args.maxFindings);
     }
     return { status: 'ok', message: '', elapsedMs: elapsed(), findings };

@@ -52,6 +52,13 @@ export interface Detector {
    * throwing is allowed (the engine isolates it and applies the fail mode).
    */
   detect(input: DetectorInput, signal: AbortSignal): Promise<DetectorFinding[]> | DetectorFinding[];
+  /**
+   * True when this detector's asynchronous work is in-process computation that runs to completion (the
+   * builtin classifier, whose windows may be scored by worker threads): the runner then treats it as a
+   * synchronous detector, awaiting it without racing the deadline (late findings are kept), so handing
+   * the CPU work to another thread does not change what a slow scan reports.
+   */
+  runsToCompletion?(): boolean;
 }
 
 export type DetectorFactory = () => Detector;

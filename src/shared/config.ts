@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { defaultPoolSize } from './worker-pool';
 import { DEFAULT_DETECTION_MAX_ACTIVE, DEFAULT_DETECTION_MAX_QUEUED } from './detection-admission';
 
 /**
@@ -83,6 +85,10 @@ export const configSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   /** Audit spool (events waiting while the database is unreachable); default DATA_DIR/audit-spool, none for memory://. */
   AUDIT_SPOOL_DIR: z.preprocess(empty, z.string().min(1).optional()),
+  // Audit input-token counts (token-counter.ts): worker threads (0 = count on the serving thread) and the
+  // shortest request text (UTF-16 units) sent to them.
+  AUDIT_TOKEN_WORKERS: nonNegativeInt('AUDIT_TOKEN_WORKERS', 1, 16),
+  AUDIT_TOKEN_WORKER_MIN_CHARS: nonNegativeInt('AUDIT_TOKEN_WORKER_MIN_CHARS', 1024, 1_000_000_000),
   AUDIT_SPOOL_MAX_BYTES: positiveInt('AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024 * 1024 * 1024),
   REDIS_URL: z.preprocess(
     empty,
@@ -179,6 +185,11 @@ export const configSchema = z.object({
   CLASSIFIER_CACHE_TTL_MS: positiveInt('CLASSIFIER_CACHE_TTL_MS', 600_000, 86_400_000),
   CLASSIFIER_BREAKER_FAILURES: positiveInt('CLASSIFIER_BREAKER_FAILURES', 5, 1000),
   CLASSIFIER_BREAKER_COOLDOWN_MS: positiveInt('CLASSIFIER_BREAKER_COOLDOWN_MS', 30_000, 3_600_000),
+  // Builtin classifier worker pool in detection (builtin-pool.ts): threads (0 = score inline), the
+  // smallest batch of new windows sent to it, and the most chunks waiting for a worker.
+  CLASSIFIER_WORKERS: nonNegativeInt('CLASSIFIER_WORKERS', defaultPoolSize(availableParallelism()), 64),
+  CLASSIFIER_WORKER_MIN_WINDOWS: positiveInt('CLASSIFIER_WORKER_MIN_WINDOWS', 8, 100_000),
+  CLASSIFIER_WORKER_MAX_QUEUE: nonNegativeInt('CLASSIFIER_WORKER_MAX_QUEUE', 256, 100_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -39,7 +39,28 @@ export function createLogger(settings: LoggerSettings): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
   };
-  return settings.destination ? pino(options, settings.destination) : pino(options);
+  // One destination for the logger and its unredacted sibling (requestLogger), so their lines interleave.
+  const destination = settings.destination ?? pino.destination(1);
+  const logger = pino(options, destination);
+  Object.defineProperty(logger, UNREDACTED, { value: pino({ ...options, redact: undefined }, destination) });
+  return logger;
+}
+
+const UNREDACTED: unique symbol = Symbol('logger.unredacted');
+
+/**
+ * A logger for the per-request completion line: same destination, level and bindings as `logger`, but
+ * without the redaction pass (10–20 µs of fast-redact per line, mostly its wildcard paths, ~5% of a
+ * request's CPU). Only for lines whose every field is built by serializeRequest / serializeReply (never
+ * an object handed in by a caller: those go through `logger` and its redaction). A logger not made by
+ * createLogger is returned as it is.
+ */
+export function requestLogger(logger: Logger): Logger {
+  const plain = (logger as Logger & { [UNREDACTED]?: Logger })[UNREDACTED];
+  if (!plain) return logger;
+  const child = plain.child(logger.bindings());
+  child.level = logger.level;
+  return child;
 }
 
 /** What we log of an HTTP request: no headers, no body, no query string (it may carry secrets). */

@@ -13,6 +13,7 @@ import { findAll } from '../detection/regex-scan';
 import type { DetectorType } from '../shared/detector-catalog';
 import type { DetectionPolicy } from '../shared/policy';
 import { writeSection } from './results-sections';
+import { blockPolicy } from './bench-procs';
 import { CLASSIFIER_CATEGORIES, generateProse, PACKAGE_ROOT, sourceCodeText } from './text-corpus';
 
 /**
@@ -61,19 +62,6 @@ function signatureTypes(): DetectorType[] {
     .listDetectorTypes()
     .filter((t) => t.implemented && !CLASSIFIER_CATEGORIES.has(t.category))
     .map((t) => t.value);
-}
-
-function benchPolicy(types: DetectorType[]): DetectionPolicy {
-  const entries = types.map((t) => ({ detector_type: t, threshold: 'L2' as const, action: 'block' as const }));
-  return {
-    cacheKey: 'bench:signature-stage',
-    policyMode: 'IO',
-    inputDetectors: entries,
-    outputDetectors: entries,
-    allowList: { entries: [], match_type: 'contains' },
-    denyList: { entries: [], match_type: 'contains' },
-    customDetectors: [],
-  };
 }
 
 /** A string with the same content but a new identity (and a new flat backing store). */
@@ -273,7 +261,7 @@ function writeResults(section: string): void {
 export async function main(): Promise<number> {
   const gc = gcFunction();
   const types = signatureTypes();
-  const policy = benchPolicy(types);
+  const policy = blockPolicy(types, 'bench:signature-stage');
   const engine = createDetectionEngine();
   const only = process.argv.slice(2);
   const rows: Row[] = [];

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { enableSignatureDetectors, quantile, r2, ROOT, start } from './bench-procs';
+import { cpuMs, enableSignatureDetectors, quantile, r2, ROOT, start } from './bench-procs';
 import { KEEP_MARKER, replaceTrafficSection } from './results-sections';
 
 /**
@@ -136,19 +136,6 @@ const chatBodyOf = (i: number) => JSON.stringify({ model: 'gpt-4o-mini', message
 const detectBodyOf = (i: number) => JSON.stringify({ content: prompt1k(i), direction: 'input' });
 const messagesBodyOf = (i: number) =>
   JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: prompt1k(i) }] });
-
-/** CPU time (ms) of a process, and of its main thread alone (Linux /proc; undefined elsewhere). */
-function cpuMs(pid: number): { total: number; main: number } | undefined {
-  try {
-    const ticks = (stat: string) => {
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in 10 ms clock ticks
-    };
-    return { total: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')), main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) };
-  } catch {
-    return undefined;
-  }
-}
 
 async function main(): Promise<void> {
   const procs: ChildProcess[] = [];

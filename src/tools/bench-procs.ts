@@ -1,17 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { DetectionPolicy, DetectorEntry } from '../shared/policy';
 
 /** Helpers shared by the traffic benchmarks (bench-gateway.ts, bench-streams.ts): processes, quantiles, the policy. */
 
 export const ROOT = resolve(__dirname, '..', '..');
 
 /** Starts `node <cmd>` from the package root and resolves once its output matches `ready`; later output goes to `logTo` when given, else nowhere. */
-export function start(cmd: string[], env: Record<string, string>, ready: RegExp, logTo?: string): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+export function start(cmd: string[], env: Record<string, string>, ready: RegExp, logTo?: string, timeoutMs = 60_000): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   const child = spawn(process.execPath, cmd, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`${cmd.join(' ')} did not start: ${out}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill();
+      rej(new Error(`${cmd.join(' ')} did not start: ${out}`));
+    }, timeoutMs);
     const onData = (d: Buffer) => {
       out += d.toString();
       const m = out.match(ready);
@@ -65,4 +69,31 @@ export function enableSignatureDetectors(gateway: string, auth: Record<string, s
   return configureDefaultPolicy(gateway, auth, (types) =>
     types.filter((t) => !['prompt_defense', 'content_moderation'].includes(t.category)).map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'log' })),
   );
+}
+
+/** CPU time (ms) of a process, and of its main thread alone (Linux /proc; undefined elsewhere). */
+export function cpuMs(pid: number): { total: number; main: number } | undefined {
+  try {
+    const ticks = (stat: string) => {
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in 10 ms clock ticks
+    };
+    return { total: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')), main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** An in-process detection policy: `types` on input and output at L2 with action block, nothing else configured. */
+export function blockPolicy(types: readonly string[], cacheKey: string): DetectionPolicy {
+  const entries = types.map((t) => ({ detector_type: t as DetectorEntry['detector_type'], threshold: 'L2' as const, action: 'block' as const }));
+  return {
+    cacheKey,
+    policyMode: 'IO',
+    inputDetectors: entries,
+    outputDetectors: entries,
+    allowList: { entries: [], match_type: 'contains' },
+    denyList: { entries: [], match_type: 'contains' },
+    customDetectors: [],
+  };
 }

@@ -37,7 +37,18 @@ export interface ClassifierBackend {
   readonly name: string;
   /** The types this backend can score. */
   readonly types: readonly ClassifierType[];
+  /**
+   * In-process computation (builtin): its work always completes, like a synchronous detector's, and is
+   * not cut by the detector budget (detector-runner.ts). External backends leave it unset.
+   */
+  readonly local?: boolean;
   classify(text: string, signal: AbortSignal): Promise<ClassifierScores>;
+  /**
+   * Optional: scores many windows at once (one promise per text, same meaning as `classify`), for a
+   * backend that can share a batch out (the builtin worker pool). The router's shared calls use it for
+   * the windows of a text that no earlier call covers.
+   */
+  classifyMany?(texts: readonly string[], signals: readonly AbortSignal[]): Array<Promise<ClassifierScores>>;
 }
 
 /**

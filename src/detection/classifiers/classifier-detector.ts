@@ -20,15 +20,24 @@ import { ClassifierRouter } from './router';
 
 export const MIN_REPORTED_CONFIDENCE = THRESHOLD_CUTOFFS.L4;
 
+const NEVER_ABORTED = new AbortController().signal;
+
 export class ClassifierDetector implements Detector {
   constructor(
     readonly type: ClassifierType,
     private readonly router: () => ClassifierRouter,
   ) {}
 
+  /** A local backend's scoring completes whatever the budget (see Detector.runsToCompletion). */
+  runsToCompletion(): boolean {
+    return this.router().backendFor(this.type).local === true;
+  }
+
   async detect(input: DetectorInput, signal: AbortSignal): Promise<DetectorFinding[]> {
     const router = this.router();
-    const windows = await router.scoreWindows(this.type, input.text, signal, input.base);
+    // The deadline does not cut a local backend's work (as it cannot cut synchronous work).
+    const waitOn = router.backendFor(this.type).local === true ? NEVER_ABORTED : signal;
+    const windows = await router.scoreWindows(this.type, input.text, waitOn, input.base);
     const findings: DetectorFinding[] = [];
     let model: string | undefined;
     for (const w of windows) {

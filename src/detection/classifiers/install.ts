@@ -1,7 +1,9 @@
 import type { Config } from '../../shared/config';
 import { buildClassifierBackends } from './backends/backend-factory';
 import { parseClassifierBackendsConfig } from './backends/classifier-config';
+import type { ClassifierBackend } from './backend';
 import { createBuiltinBackend } from './builtin/builtin-backend';
+import { createPooledBuiltinBackend, type PooledClassifierBackend } from './builtin/builtin-pool';
 import { configureClassifierRouter } from './classifier-detector';
 import { ClassifierRouter } from './router';
 
@@ -12,11 +14,22 @@ import { ClassifierRouter } from './router';
  * this resolves.
  */
 export async function installClassifierBackends(config: Config): Promise<{ close(): Promise<void> }> {
-  const built = buildClassifierBackends(parseClassifierBackendsConfig(config), { builtin: () => createBuiltinBackend() });
+  let pooled: PooledClassifierBackend | undefined;
+  const builtin = (): ClassifierBackend => {
+    if (config.CLASSIFIER_WORKERS === 0) return createBuiltinBackend();
+    pooled ??= createPooledBuiltinBackend({
+      size: config.CLASSIFIER_WORKERS,
+      minWindows: config.CLASSIFIER_WORKER_MIN_WINDOWS,
+      maxQueue: config.CLASSIFIER_WORKER_MAX_QUEUE,
+    });
+    return pooled;
+  };
+  const built = buildClassifierBackends(parseClassifierBackendsConfig(config), { builtin });
   try {
     await built.ready();
   } catch (err) {
     await built.close();
+    await pooled?.close();
     throw err;
   }
   const instances = [...new Set(built.byType.values())];
@@ -26,6 +39,7 @@ export async function installClassifierBackends(config: Config): Promise<{ close
     async close() {
       configureClassifierRouter(undefined);
       await built.close();
+      await pooled?.close();
     },
   };
 }

@@ -54,13 +54,30 @@ export class SharedClassifyCalls {
    */
   classifyAll(backend: ClassifierBackend, texts: readonly string[], digests: readonly string[], signal: AbortSignal): Promise<ClassifierScores[]> {
     signal.throwIfAborted();
-    const entries = texts.map((text, i) => this.entryFor(backend, text, digests[i] as string));
+    const now = Date.now();
+    const fresh = new Map<string, { text: string; entry: Entry }>();
+    const entries = texts.map((text, i) => {
+      const key = `${backend.name}\u0000${digests[i] as string}`;
+      const known = fresh.get(key)?.entry ?? this.known(key, now);
+      if (known) return known;
+      const entry = this.newEntry(now);
+      fresh.set(key, { text, entry });
+      return entry;
+    });
+    if (fresh.size > 0) {
+      // One batch for the backend when it takes batches (windows not already scored or in flight).
+      const list = [...fresh];
+      const batch = backend.classifyMany?.(
+        list.map(([, f]) => f.text),
+        list.map(([, f]) => f.entry.controller.signal),
+      );
+      list.forEach(([key, f], i) => this.start(key, f.entry, batch?.[i], backend, f.text));
+    }
     return this.wait(entries, signal);
   }
 
-  private entryFor(backend: ClassifierBackend, text: string, digest: string): Entry {
-    const key = `${backend.name}\u0000${digest}`;
-    const now = Date.now();
+  /** A live entry for the key (moved to the LRU end), or undefined (an expired one is dropped). */
+  private known(key: string, now: number): Entry | undefined {
     const entry = this.entries.get(key);
     if (entry && !(entry.settled && entry.expires <= now)) {
       // LRU: move to the end.
@@ -69,32 +86,33 @@ export class SharedClassifyCalls {
       return entry;
     }
     if (entry) this.entries.delete(key);
-    return this.start(key, backend, text, now);
+    return undefined;
   }
 
-  private start(key: string, backend: ClassifierBackend, text: string, now: number): Entry {
-    const controller = new AbortController();
-    const entry: Entry = { promise: Promise.resolve({}), expires: now + this.ttlMs, controller, waiters: 0, settled: false };
-    entry.promise = Promise.resolve()
-      .then(() => backend.classify(text, controller.signal))
-      .then(
-        (scores) => {
-          entry.settled = true;
-          return scores;
-        },
-        (err: unknown) => {
-          entry.settled = true;
-          if (this.entries.get(key) === entry) this.entries.delete(key);
-          throw err;
-        },
-      );
+  private newEntry(now: number): Entry {
+    return { promise: Promise.resolve({}), expires: now + this.ttlMs, controller: new AbortController(), waiters: 0, settled: false };
+  }
+
+  /** Starts the entry's call: `batched` when the backend already took it in a batch, else one classify. */
+  private start(key: string, entry: Entry, batched: Promise<ClassifierScores> | undefined, backend: ClassifierBackend, text: string): void {
+    const call = batched ?? Promise.resolve().then(() => backend.classify(text, entry.controller.signal));
+    entry.promise = call.then(
+      (scores) => {
+        entry.settled = true;
+        return scores;
+      },
+      (err: unknown) => {
+        entry.settled = true;
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+        throw err;
+      },
+    );
     entry.promise.catch(() => undefined);
     this.entries.set(key, entry);
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;
       this.entries.delete(oldest);
     }
-    return entry;
   }
 
   private wait(entries: Entry[], signal: AbortSignal): Promise<ClassifierScores[]> {

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { isWellFormedApiKey } from '../../shared/api-key';
 import { isAppError } from '../../shared/errors';
+import type { EncodingName } from '../../shared/tokens';
 import { checkInput, readWireRequest, type MeasuredInput, type WireApi } from './input-checks';
 import { keyIdOf, type LimitsService, type RouteClass } from './limits.service';
 import { isMetered, OutputMeter } from './output-meter';
@@ -13,6 +14,8 @@ export interface RequestLimitsState {
   key?: string;
   /** Counts this answer's output tokens (policy limits on, traffic routes with an upstream). */
   meter?: OutputMeter;
+  /** The input tokens the policy limits counted (exact: within max_input_tokens), for the audit event. */
+  inputTokens?: { encoding: EncodingName; tokens: number; texts: number; chars: number };
 }
 
 declare module 'fastify' {
@@ -105,7 +108,14 @@ export function policyLimits(limits: LimitsService, wire: WireApi): preHandlerAs
     setTokenLimitHeaders(reply, admission.tokens);
     if (admission.error) throw admission.error;
     if (invalid !== undefined) throw invalid;
-    if (!measured || wire === 'detect') return;
+    if (!measured) return;
+    request.limits!.inputTokens = {
+      encoding: measured.encoding,
+      tokens: measured.inputTokens,
+      texts: measured.texts.length,
+      chars: measured.texts.reduce((n, t) => n + t.length, 0),
+    };
+    if (wire === 'detect') return;
     const usage = { projectId: ctx.projectId, limits: rl, model };
     request.limits!.meter = new OutputMeter({
       wire,

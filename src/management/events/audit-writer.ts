@@ -48,6 +48,8 @@ const NO_SPOOL: SpoolStats = { spooled: 0, spoolBytes: 0, spoolDropped: 0, spool
 export class AuditWriter {
   private buffer: AuditEvent[] = [];
   private flushing: Promise<void> | null = null;
+  /** Events waiting for a field computed off the request thread (recordWhenReady). */
+  private readonly completing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private outage = false;
   private retryDelayMs = 0;
@@ -101,7 +103,21 @@ export class AuditWriter {
   }
 
   /** Writes (or, during an outage, spools) everything waiting now. */
+  /**
+   * Records an event whose last fields are still being computed (its input token count, in a worker):
+   * it joins the buffer when ready; flush() and close() wait for it first.
+   */
+  recordWhenReady(event: Promise<AuditEvent>): void {
+    const done = event.then(
+      (e) => this.record(e),
+      (err: unknown) => this.logger.error({ err: err instanceof Error ? err.message : 'unknown' }, 'audit event could not be completed'),
+    );
+    this.completing.add(done);
+    void done.finally(() => this.completing.delete(done));
+  }
+
   async flush(): Promise<void> {
+    if (this.completing.size > 0) await Promise.allSettled([...this.completing]);
     if (this.flushing) return this.flushing;
     if (this.buffer.length === 0 && !this.spool?.pending) return;
     this.flushing = this.drain().catch((err: unknown) => {
@@ -116,6 +132,7 @@ export class AuditWriter {
 
   /** Stops the timer, then writes every waiting event, or spools what the database does not take. */
   async close(): Promise<void> {
+    while (this.completing.size > 0) await Promise.allSettled([...this.completing]);
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isAppError } from '../../shared/errors';
-import { countTextTokens } from '../../shared/tokens';
+import { inlineTokenCounter, type AuditTokenCounter } from '../../shared/token-counter';
 import type { RecordedFinding } from '../../storage/entities/security-event.entity';
 import type { AlertNotifier } from './alert-notifier';
 import type { AuditEvent, AuditWriter, FailReason } from './audit-writer';
@@ -32,12 +32,18 @@ export function sessionIdOf(request: FastifyRequest): string | null {
   return typeof v === 'string' && SESSION_ID.test(v) ? v : null;
 }
 
-function tokensOf(texts: readonly string[] | undefined): number | null {
+/**
+ * The input tokens of the request's texts (o200k_base). When the policy's limits already counted the same
+ * texts with o200k_base (an exact count: the request was within max_input_tokens) that count is used;
+ * else the sinks' counter counts them (a worker thread for long texts), inline without one.
+ */
+function tokensOf(request: FastifyRequest, texts: readonly string[] | undefined, sinks: AuditSinks): number | null | Promise<number> {
   if (!texts) return null;
-  let n = 0;
-  // countTextTokens is linear on long unbroken runs and treats special-token text as plain text.
-  for (const t of texts) n += t.length === 0 ? 0 : countTextTokens(t);
-  return n;
+  const measured = request.limits?.inputTokens;
+  if (measured && measured.encoding === 'o200k_base' && measured.texts === texts.length && measured.chars === texts.reduce((n, t) => n + t.length, 0)) {
+    return measured.tokens;
+  }
+  return (sinks.tokens ?? inlineTokenCounter).count(texts);
 }
 
 /**
@@ -49,6 +55,8 @@ export interface AuditSinks {
   writer: AuditWriter;
   /** Receives every event; sends a webhook when a finding's action is alert. */
   alerts?: AlertNotifier;
+  /** Counts the input tokens (the service's counts long texts in a worker); inline when absent. */
+  tokens?: Pick<AuditTokenCounter, 'count'>;
 }
 
 /** A verdict blocked by no finding but by a detector that failed (fail mode closed): why. */
@@ -98,7 +106,7 @@ export function auditResponses(sinks: AuditSinks) {
       path: (request.url.split('?')[0] ?? '').slice(0, 512),
       sessionId: sessionIdOf(request),
       model: draft.model ?? null,
-      inputTokens: ctx ? tokensOf(draft.countTexts) : null,
+      inputTokens: null,
       findings: draft.findings ?? [],
       blocked: draft.blocked ?? false,
       responseStatus: reply.statusCode,
@@ -108,7 +116,20 @@ export function auditResponses(sinks: AuditSinks) {
       unscannedContent: draft.unscannedContent ?? null,
       createdAt: new Date(),
     };
-    sinks.writer.record(event);
-    sinks.alerts?.notifyFor(event);
+    const tokens = ctx ? tokensOf(request, draft.countTexts, sinks) : null;
+    if (typeof tokens === 'number' || tokens === null) {
+      event.inputTokens = tokens;
+      sinks.writer.record(event);
+      sinks.alerts?.notifyFor(event);
+      return;
+    }
+    // Counted in a worker: the event is recorded when the count is in (the writer's flush and close wait).
+    sinks.writer.recordWhenReady(
+      tokens.then((n) => {
+        event.inputTokens = n;
+        sinks.alerts?.notifyFor(event);
+        return event;
+      }),
+    );
   };
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, shuttingDown } from '../errors';
 import type { Logger } from '../logger';
-import { serializeReply, serializeRequest } from '../logger';
+import { requestLogger, serializeReply, serializeRequest } from '../logger';
 import { installErrorHandling, jsonStructureError, sendError, writeClientError, type EnvelopeStyle } from './error-handler';
 import { findJsonStructureProblem } from './json-structure-guard';
 
@@ -26,10 +26,16 @@ declare module 'fastify' {
 
 /** One log line per request, when it completes (fastify's default is two: incoming and completed). */
 class OneLineRequestLog extends LogController {
+  constructor(private readonly completed: Logger) {
+    super({ requestIdLogLabel: 'requestId' });
+  }
   override incomingRequest(): void {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
-    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    else if (this.completed.isLevelEnabled('info')) {
+      // Built field by field from the serializers: no caller object, so no redaction pass is needed.
+      this.completed.info({ requestId: request.id, req: serializeRequest(request), res: serializeReply(reply), responseTime: reply.elapsedTime }, 'request completed');
+    }
   }
 }
 
@@ -52,7 +58,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    logController: new OneLineRequestLog({ requestIdLogLabel: 'requestId' }),
+    logController: new OneLineRequestLog(requestLogger(options.logger)),
     // While closing, fastify's own 503 body is not the spec's envelope: answered by the hook below instead.
     return503OnClosing: false,
     forceCloseConnections: 'idle',

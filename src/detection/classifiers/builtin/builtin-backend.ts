@@ -36,6 +36,7 @@ export function createBuiltinBackend(options: BuiltinBackendOptions = {}): Class
   return {
     name: 'builtin',
     types: CLASSIFIER_TYPES,
+    local: true,
     classify(text: string, signal: AbortSignal): Promise<ClassifierScores> {
       try {
         signal.throwIfAborted();

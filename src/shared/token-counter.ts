@@ -1,0 +1,66 @@
+import { countTextTokens } from './tokens';
+import { compiledModulePath, serveWorkerTasks, WorkerPool } from './worker-pool';
+
+/**
+ * Input token counts for the audit event (o200k_base, exact: countTextTokens), off the request thread.
+ * Counting costs about 0.3 ms per KB and 125–350 ms per MB of text on the thread that serves requests,
+ * after the response but before the next request's turn; here texts of at least `minChars` UTF-16 units
+ * are counted by a worker thread, smaller ones inline (posting costs more than counting them). A count
+ * the worker cannot give (queue full, crash, closed pool) is made inline: the number is always the same.
+ */
+
+export interface AuditTokenCounterOptions {
+  /** Worker threads; 0 counts every text inline. */
+  workers: number;
+  /** Texts (all of a request together) shorter than this are counted inline. */
+  minChars: number;
+  /** Counts waiting for a worker before further ones are made inline. Default 1024. */
+  maxQueue?: number;
+  /** The worker holds its own tokenizer ranks (~57 MB): it is stopped after this long idle. Default 30 s. */
+  idleMs?: number;
+}
+
+export const TOKEN_WORKER_SOURCE = `require(${JSON.stringify(compiledModulePath(__filename))}).runTokenCountWorker();`;
+
+function countInline(texts: readonly string[]): number {
+  let n = 0;
+  for (const t of texts) n += t.length === 0 ? 0 : countTextTokens(t);
+  return n;
+}
+
+export class AuditTokenCounter {
+  readonly pool: WorkerPool<string[], number> | undefined;
+  private readonly pending = new Set<Promise<number>>();
+
+  constructor(private readonly options: AuditTokenCounterOptions) {
+    this.pool =
+      options.workers > 0
+        ? new WorkerPool<string[], number>({ name: 'token count', source: TOKEN_WORKER_SOURCE, size: options.workers, maxQueue: options.maxQueue ?? 1024, idleMs: options.idleMs ?? 30_000 })
+        : undefined;
+  }
+
+  /** The o200k_base token count of the texts: a number when counted inline, else a promise of it. */
+  count(texts: readonly string[]): number | Promise<number> {
+    let chars = 0;
+    for (const t of texts) chars += t.length;
+    if (!this.pool || chars < this.options.minChars) return countInline(texts);
+    const counted = this.pool.run([...texts]).catch(() => countInline(texts));
+    this.pending.add(counted);
+    void counted.finally(() => this.pending.delete(counted));
+    return counted;
+  }
+
+  /** Waits for the counts in progress (their events are still to be recorded), then stops the workers. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+    await this.pool?.close();
+  }
+}
+
+/** Counts every text inline (tests and tools that build apps without the service's counter). */
+export const inlineTokenCounter: Pick<AuditTokenCounter, 'count'> = { count: countInline };
+
+/** The worker thread's side (run through TOKEN_WORKER_SOURCE; not for direct use). */
+export function runTokenCountWorker(): void {
+  serveWorkerTasks<string[], number>(countInline);
+}

@@ -1,0 +1,51 @@
+import { AuditTokenCounter, inlineTokenCounter } from '../../../src/shared/token-counter';
+import { countTextTokens } from '../../../src/shared/tokens';
+import { generateProse, sourceCodeText } from '../../../src/tools/text-corpus';
+
+/** Audit token counts off the serving thread (needs the compiled dist/: workers cannot load TypeScript). */
+describe('AuditTokenCounter', () => {
+  const counters: AuditTokenCounter[] = [];
+  afterAll(async () => {
+    await Promise.all(counters.map((c) => c.close()));
+  });
+  const counter = (minChars: number) => {
+    const c = new AuditTokenCounter({ workers: 1, minChars });
+    counters.push(c);
+    return c;
+  };
+  const exact = (texts: string[]) => texts.reduce((n, t) => n + countTextTokens(t), 0);
+
+  it('counts long texts in the worker, with exactly the inline count (long runs and special-token text included)', async () => {
+    const c = counter(1024);
+    const texts = [generateProse({ seed: 1, length: 50_000 }), sourceCodeText(20_000), 'a'.repeat(5_000), 'before <|endoftext|> after <|im_start|>system'];
+    const counted = c.count(texts);
+    expect(counted).toBeInstanceOf(Promise);
+    expect(await counted).toBe(exact(texts));
+    expect(c.pool?.dispatched).toBe(1);
+  });
+
+  it('counts short texts inline, synchronously, without starting a worker', () => {
+    const c = counter(1024);
+    const texts = ['hello there', generateProse({ seed: 2, length: 900 })];
+    expect(c.count(texts)).toBe(exact(texts));
+    expect(c.pool?.started).toBe(0);
+    expect(inlineTokenCounter.count(texts)).toBe(exact(texts));
+  });
+
+  it('with 0 workers every count is inline', () => {
+    const c = new AuditTokenCounter({ workers: 0, minChars: 0 });
+    const texts = [generateProse({ seed: 3, length: 30_000 })];
+    expect(c.count(texts)).toBe(exact(texts));
+    expect(c.pool).toBeUndefined();
+  });
+
+  it('close() waits for counts in progress; after it, counts are made inline (same number)', async () => {
+    const c = counter(0);
+    const texts = [generateProse({ seed: 4, length: 200_000 })];
+    const inProgress = c.count(texts);
+    await c.close();
+    expect(await inProgress).toBe(exact(texts));
+    expect(c.pool?.threads).toBe(0);
+    expect(await c.count(['after close, still counted'])).toBe(exact(['after close, still counted']));
+  });
+});

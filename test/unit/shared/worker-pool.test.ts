@@ -1,0 +1,105 @@
+import { defaultPoolSize, WorkerPool, WorkerPoolFull } from '../../../src/shared/worker-pool';
+import { until } from '../../helpers/until';
+
+/**
+ * The generic worker pool. The worker here speaks the pool's protocol directly ({ id, task } in,
+ * { id, result | error } out) and blocks on an Atomics.wait gate so tests control when a task finishes.
+ */
+const SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const gate = new Int32Array(workerData.gate);
+parentPort.on('message', (m) => {
+  if (m.task.wait) Atomics.wait(gate, 0, 0);
+  if (m.task.fail) parentPort.postMessage({ id: m.id, error: 'task failed: ' + m.task.fail });
+  else parentPort.postMessage({ id: m.id, result: m.task.value * 2 });
+});`;
+
+type Task = { value?: number; wait?: boolean; fail?: string };
+
+function gatedPool(size: number, maxQueue: number) {
+  const gate = new SharedArrayBuffer(4);
+  const pool = new WorkerPool<Task, number>({ name: 'test', source: SOURCE, workerData: { gate }, size, maxQueue });
+  const open = () => {
+    const view = new Int32Array(gate);
+    Atomics.store(view, 0, 1);
+    Atomics.notify(view, 0);
+  };
+  return { pool, open };
+}
+
+describe('WorkerPool', () => {
+  it('runs tasks on at most `size` workers and answers each with its own result', async () => {
+    const { pool } = gatedPool(2, 10);
+    try {
+      const results = await Promise.all([1, 2, 3, 4, 5].map((value) => pool.run({ value })));
+      expect(results).toEqual([2, 4, 6, 8, 10]);
+      expect(pool.dispatched).toBe(5);
+      expect(pool.started).toBeLessThanOrEqual(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('bounds the queue: beyond maxQueue waiting tasks, run rejects with WorkerPoolFull at once', async () => {
+    const { pool, open } = gatedPool(1, 2);
+    try {
+      const running = pool.run({ value: 1, wait: true });
+      const queued = [pool.run({ value: 2 }), pool.run({ value: 3 })];
+      await expect(pool.run({ value: 4 })).rejects.toBeInstanceOf(WorkerPoolFull);
+      open();
+      expect(await running).toBe(2);
+      expect(await Promise.all(queued)).toEqual([4, 6]);
+      expect(pool.dispatched).toBe(3);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('drops a queued task that is cancelled by its turn, without posting it', async () => {
+    const { pool, open } = gatedPool(1, 5);
+    try {
+      const running = pool.run({ value: 1, wait: true });
+      let cancelled: unknown;
+      const dropped = pool.run({ value: 2 }, { cancelled: () => cancelled });
+      cancelled = new Error('deadline');
+      open();
+      await expect(dropped).rejects.toThrow('deadline');
+      expect(await running).toBe(2);
+      expect(pool.dispatched).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a task error rejects that task only; close() rejects running and queued tasks and later runs', async () => {
+    const { pool } = gatedPool(1, 5);
+    await expect(pool.run({ fail: 'boom' })).rejects.toThrow('task failed: boom');
+    expect(await pool.run({ value: 21 })).toBe(42);
+    const running = pool.run({ value: 1, wait: true });
+    const queued = pool.run({ value: 2 });
+    const refused = [expect(running).rejects.toThrow(/closed/), expect(queued).rejects.toThrow(/closed/)];
+    await pool.close();
+    await Promise.all(refused);
+    expect(pool.threads).toBe(0);
+    await expect(pool.run({ value: 3 })).rejects.toThrow(/closed/);
+  });
+
+  it('with idleMs, an idle worker is terminated and the next task starts a new one', async () => {
+    const gate = new SharedArrayBuffer(4);
+    const pool = new WorkerPool<Task, number>({ name: 'test', source: SOURCE, workerData: { gate }, size: 1, maxQueue: 1, idleMs: 50 });
+    try {
+      expect(await pool.run({ value: 1 })).toBe(2);
+      await until(async () => (pool.threads === 0 ? true : undefined));
+      expect(await pool.run({ value: 2 })).toBe(4);
+      expect(pool.started).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('defaults to one worker per spare core, at least one', () => {
+    expect(defaultPoolSize(1)).toBe(1);
+    expect(defaultPoolSize(2)).toBe(1);
+    expect(defaultPoolSize(8)).toBe(7);
+  });
+});
