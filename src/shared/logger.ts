@@ -58,7 +58,11 @@ const UNREDACTED: unique symbol = Symbol('logger.unredacted');
 export function requestLogger(logger: Logger): Logger {
   const plain = (logger as Logger & { [UNREDACTED]?: Logger })[UNREDACTED];
   if (!plain) return logger;
-  const child = plain.child(logger.bindings());
+  // Only the bindings the plain logger does not already carry (its base `service`): a key written twice
+  // makes a line with a duplicate JSON key.
+  const own = plain.bindings();
+  const extra = Object.fromEntries(Object.entries(logger.bindings()).filter(([k, v]) => !(k in own && own[k] === v)));
+  const child = plain.child(extra);
   child.level = logger.level;
   return child;
 }

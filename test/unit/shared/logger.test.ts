@@ -17,6 +17,8 @@ describe('logger', () => {
     logger.info({ body: 'secret text' }, 'other');
     const [a, b] = sink.json();
     expect(a).toMatchObject({ service: 'llm-content-security-gateway', component: 'gateway', level: 'info', requestId: 'r1', msg: 'request completed' });
+    // Every key once (JSON.parse keeps the last of a repeated key, which would hide a duplicate).
+    for (const key of ['service', 'component', 'level', 'requestId']) expect(sink.lines[0]!.split(`"${key}":`)).toHaveLength(2);
     // The logger itself still redacts (the second line of defence for objects handed in by callers).
     expect(b).toMatchObject({ component: 'gateway', body: REDACTED });
 
@@ -48,6 +50,8 @@ describe('logger', () => {
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatchObject({ requestId: 'req-1', req: { method: 'POST', path: '/echo', id: 'req-1' }, res: { statusCode: 200 } });
       expect(typeof lines[0]?.responseTime).toBe('number');
+      const raw = sink.lines.find((l) => l.includes('"request completed"'))!;
+      for (const key of ['service', 'requestId', 'req', 'res', 'level']) expect(raw.split(`"${key}":`)).toHaveLength(2);
       const all = sink.lines.join('');
       expect(all).not.toContain('sk-secret');
       expect(all).not.toContain('xxxxxxxx');
