@@ -6,7 +6,7 @@ import { createDetectionClient } from '../shared/detection-client';
 import type { DetectorType } from '../shared/detector-catalog';
 import { DETECTOR_CATALOG } from '../shared/detector-catalog';
 import type { DetectionPolicy } from '../shared/policy';
-import { r2, start } from './bench-procs';
+import { processCpuMs, r2, start } from './bench-procs';
 import { writeSection } from './results-sections';
 import { CLASSIFIER_CATEGORIES, generateProse, PACKAGE_ROOT } from './text-corpus';
 
@@ -30,7 +30,6 @@ const CALLS = Number(process.env.BENCH_HOP_CALLS ?? 4000);
 const CONCURRENCY = 8;
 const TEXTS = 64;
 const SECTION_TITLE = '## Detection hop (npm run bench:hop)';
-const CLK_TCK = 100;
 
 interface Scenario {
   name: string;
@@ -81,13 +80,6 @@ function policies(): Array<{ name: string; policy: DetectionPolicy }> {
       },
     },
   ];
-}
-
-/** user + system CPU of a process, in milliseconds (Linux /proc). */
-function processCpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
 }
 
 interface Row {

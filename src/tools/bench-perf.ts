@@ -1,11 +1,11 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { configureDefaultPolicy, quantile, r2, ROOT, start } from './bench-procs';
+import { configureDefaultPolicy, quantile, r2, ROOT, start, treeCpuMs, treeRssMb } from './bench-procs';
 import { benignPrompt, range, renderDetails, renderTable, rows, type Lat, type PerfRun, type SystemId, type SystemRun } from './bench-perf-lib';
 import { replaceSection } from './results-sections';
 
@@ -49,55 +49,6 @@ const HEADING = '## Performance v2: side by side (npm run bench:perf)';
 const MARKER = '<!-- bench:perf output ends here; the text below it is kept when the benchmark rewrites the section -->';
 
 // ---------------------------------------------------------------------------------------------- processes
-
-/** CPU time and resident memory of a process and all its descendants, every thread (Linux /proc). */
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-function tree(pid: number): number[] {
-  const out = [pid];
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const children = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
-      if (children) for (const c of children.split(/\s+/)) out.push(...tree(Number(c)));
-    }
-  } catch {
-    // gone meanwhile
-  }
-  return out;
-}
-
-/** utime + stime + cutime + cstime (ms) over the process tree. */
-function treeCpuMs(pid: number): number {
-  let ticks = 0;
-  for (const p of tree(pid)) {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return (ticks * 1000) / CLK_TCK;
-}
-
-function treeRssMb(pid: number): number {
-  let kb = 0;
-  for (const p of tree(pid)) {
-    try {
-      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return r2(kb / 1024);
-}
 
 async function freePort(): Promise<number> {
   const s = createServer();

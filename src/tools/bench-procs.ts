@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DetectionPolicy, DetectorEntry } from '../shared/policy';
 
@@ -71,17 +71,90 @@ export function enableSignatureDetectors(gateway: string, auth: Record<string, s
   );
 }
 
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 where it cannot be asked). */
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** The fields of /proc/<pid>/stat (or a thread's) after the command name: [0] state, [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime. */
+function statFields(path: string): string[] {
+  const stat = readFileSync(path, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+const ticksMs = (ticks: number) => (ticks * 1000) / CLK_TCK;
+const ownTicks = (f: string[]) => Number(f[11]) + Number(f[12]);
+
+/** User + system CPU time (ms) of a process, every thread (Linux /proc; throws when it is gone). */
+export function processCpuMs(pid: number): number {
+  return ticksMs(ownTicks(statFields(`/proc/${pid}/stat`)));
+}
+
 /** CPU time (ms) of a process, and of its main thread alone (Linux /proc; undefined elsewhere). */
 export function cpuMs(pid: number): { total: number; main: number } | undefined {
   try {
-    const ticks = (stat: string) => {
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in 10 ms clock ticks
-    };
-    return { total: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')), main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) };
+    return { total: processCpuMs(pid), main: ticksMs(ownTicks(statFields(`/proc/${pid}/task/${pid}/stat`))) };
   } catch {
     return undefined;
   }
+}
+
+/** Every process below `pid`, children before grandchildren (Linux /proc). */
+export function descendants(pid: number): number[] {
+  const out: number[] = [];
+  const walk = (p: number) => {
+    try {
+      for (const tid of readdirSync(`/proc/${p}/task`)) {
+        const children = readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8').trim();
+        if (children) for (const c of children.split(/\s+/)) {
+          out.push(Number(c));
+          walk(Number(c));
+        }
+      }
+    } catch {
+      // gone meanwhile
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** utime + stime + cutime + cstime (ms) over a process and its descendants, every thread. */
+export function treeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      const f = statFields(`/proc/${p}/stat`);
+      ticks += ownTicks(f) + Number(f[13]) + Number(f[14]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticksMs(ticks);
+}
+
+/** VmRSS and VmHWM (peak) of a process, in kB (throws when it is gone). */
+export function memoryKb(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+/** Resident memory (MB) of a process and its descendants. */
+export function treeRssMb(pid: number): number {
+  let kb = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      kb += memoryKb(p).rss || 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return r2(kb / 1024);
 }
 
 /** An in-process detection policy: `types` on input and output at L2 with action block, nothing else configured. */

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ROOT, start } from './bench-procs';
+import { descendants, memoryKb, processCpuMs, ROOT, start } from './bench-procs';
 import { replaceSection } from './results-sections';
 
 /**
@@ -42,30 +42,6 @@ interface StartSample {
   rssSettledMb: number;
 }
 
-/** Every process below `pid` (Linux /proc). */
-function descendants(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of parents.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
-}
-
 /** The server: the process under `npm start` that runs the program (scripts/start.js or dist/main.js). */
 function serverPid(npmPid: number): number | undefined {
   return descendants(npmPid).find((p) => {
@@ -79,16 +55,8 @@ function serverPid(npmPid: number): number | undefined {
 
 /** VmRSS and VmHWM (peak) of a process, in MB. */
 function memoryMb(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
-}
-
-/** CPU time (ms) of a process, every thread (utime + stime from /proc, 10 ms ticks). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
+  const kb = memoryKb(pid);
+  return { rss: Math.round(kb.rss / 1024), hwm: Math.round(kb.hwm / 1024) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -189,12 +157,12 @@ async function underLoad(dir: string, upstream: string): Promise<LoadSample> {
     if (!patched.ok) throw new Error(`could not configure the policy: ${await patched.text()}`);
     let i = 0;
     const body = () => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: benignPrompt(i++) }] });
-    const cpu0 = cpuMs(s.pid);
+    const cpu0 = processCpuMs(s.pid);
     const result = await autocannon({
       url: `${s.gateway}/v1/chat/completions`, method: 'POST', headers: auth, connections: 32, duration: LOAD_S,
       requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body() }) }],
     });
-    const cpuPerRequest = (cpuMs(s.pid) - cpu0) / Math.max(1, result.requests.total);
+    const cpuPerRequest = (processCpuMs(s.pid) - cpu0) / Math.max(1, result.requests.total);
     await sleep(2000);
     const after = memoryMb(s.pid);
     return { afterStartMb, afterLoadMb: after.rss, peakMb: after.hwm, requests: result.requests.total, non2xx: result.non2xx, cpuMsPerRequest: cpuPerRequest };

@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { enableSignatureDetectors, quantile, r2, start } from './bench-procs';
+import { enableSignatureDetectors, processCpuMs, quantile, r2, start } from './bench-procs';
 
 /**
  * Streams under load (npm run bench:streams): N streamed chat completions opened at the same moment,
@@ -105,13 +105,6 @@ async function burst(url: string, headers: Record<string, string>, n: number): P
   return { n, wallMs, counts, ttfb: q(ttfbs), total: q(totals) };
 }
 
-/** CPU time (ms) of a process, all threads (Linux /proc). */
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /**
  * Incremental scanning, measured: COST_STREAMS sequential streams of each length through the gateway
  * (events back to back), the gateway's CPU per stream and per 1,000 streamed characters. Per-character
@@ -129,9 +122,9 @@ async function scanCost(url: string, headers: Record<string, string>, pid: numbe
       }
     };
     await run(5);
-    const before = cpuMs(pid);
+    const before = processCpuMs(pid);
     await run(COST_STREAMS);
-    const perStream = (cpuMs(pid) - before) / COST_STREAMS;
+    const perStream = (processCpuMs(pid) - before) / COST_STREAMS;
     const chars = events * EVENT_CHARS;
     rows.push({ events, chars, cpuPerStream: r2(perStream), cpuPerKChar: r2((perStream / chars) * 1000) });
   }
