@@ -101,7 +101,7 @@ export class ConfigCache {
   }
 }
 
-// ---- protobuf wire format: where a length-delimited field lies (https://protobuf.dev/programming-guides/encoding/) ----
+// ---- protobuf wire format: where a length-delimited field lies (a tag is a varint, field number << 3 | wire type; wire types 0 varint, 1 fixed64, 2 length-delimited (varint length, then bytes), 5 fixed32) ----
 
 /** The byte range of one length-delimited field: its tag starts at `start`, its value is `[valueStart, end)`. */
 export interface FieldRange {

@@ -88,7 +88,7 @@ export async function runDetector(args: RunDetectorArgs): Promise<DetectorRun> {
       const result = detector.detect(input, deadline.signal);
       // Signature detectors answer synchronously: no promise and no race for them (a fifth of the cost of
       // a 1 KB scan was this plumbing). An asynchronous detector races the shared deadline.
-      // So does an in-process one whose work runs to completion (builtin classifier windows in workers).
+      // Nor for an in-process one whose work runs to completion (builtin classifier windows in workers): awaited without the race.
       const raw = isPromise(result) ? await (detector.runsToCompletion?.() ? result : Promise.race([result, deadline.expired])) : result;
       findings[i] = capFindings(checkFindings(raw, input.text.length), args.maxFindings);
     }

@@ -102,7 +102,6 @@ export class AuditWriter {
     return { ...this.counters, ...spool, dropped: this.counters.dropped + spool.spoolDropped, buffered: this.buffer.length, outage: this.outage };
   }
 
-  /** Writes (or, during an outage, spools) everything waiting now. */
   /**
    * Records an event whose last fields are still being computed (its input token count, in a worker):
    * it joins the buffer when ready; flush() and close() wait for it first.
@@ -116,6 +115,7 @@ export class AuditWriter {
     void done.finally(() => this.completing.delete(done));
   }
 
+  /** Writes (or, during an outage, spools) everything waiting now, after the events still being completed. */
   async flush(): Promise<void> {
     if (this.completing.size > 0) await Promise.allSettled([...this.completing]);
     if (this.flushing) return this.flushing;
