@@ -93,6 +93,7 @@ export function manifestSection(m: Manifest): string[] {
 /** Sections of bench/CLASSIFIERS.md that other tools write and writeReport keeps (marker name → title). */
 const KEPT_SECTIONS: ReadonlyArray<{ name: string; placeholder: string }> = [
   { name: 'lofo', placeholder: '## Leave one source family out\n\nNot measured yet: run `npm run eval:lofo`.' },
+  { name: 'moderation-lofo', placeholder: '## Moderation: leave one source family out\n\nNot measured yet: run `npm run eval:moderation`.' },
   { name: 'speed', placeholder: '## Speed\n\nNot measured yet: run `npm run bench:classifiers`.' },
 ];
 const markers = (name: string) => ({ start: `<!-- ${name}:start -->`, end: `<!-- ${name}:end -->` });
@@ -118,7 +119,7 @@ export function writeReport(body: string): void {
 }
 
 /** Replaces (or appends) one marked section of bench/CLASSIFIERS.md. */
-export function writeSection(name: 'speed' | 'lofo', section: string): void {
+export function writeSection(name: 'speed' | 'lofo' | 'moderation-lofo', section: string): void {
   const { start, end } = markers(name);
   const block = `${start}\n${section.trim()}\n${end}`;
   const text = fs.existsSync(REPORT_FILE) ? fs.readFileSync(REPORT_FILE, 'utf8') : '# Builtin classifiers\n';

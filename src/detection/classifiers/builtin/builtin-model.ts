@@ -102,10 +102,12 @@ export class BuiltinModel {
     // them). Taking max(prompt_attack, jailbreak) was measured and dropped: held-out ROC-AUC 0.977 → 0.965
     // (the union of two heads' false positives costs more recall than jailbreak adds).
     let promptAttack = Math.max(attackHead('prompt_attack'), f.signals.floor.prompt_attack);
+    // The same holds for the moderation heads ("lol" scored harassment 0.79): a few-word text reaches L2 on a
+    // lexicon floor (slurs, threats, self-harm phrases), not on the model alone.
     const mod = {} as Record<ModerationCategory, number>;
     for (const c of MODERATION_CATEGORIES) {
       if ((DERIVED_CATEGORIES as readonly string[]).includes(c)) continue;
-      mod[c] = Math.max(head(c as HeadName), f.lexicon.floors[c] ?? 0);
+      mod[c] = Math.max(tooShort ? Math.min(head(c as HeadName), SHORT_TEXT_MODERATION_CAP) : head(c as HeadName), f.lexicon.floors[c] ?? 0);
     }
     for (const c of DERIVED_CATEGORIES) {
       const parent = PARENT[c] as ModerationCategory;
@@ -246,6 +248,8 @@ export const STACK_BOOST = 0.2;
 export const SHORT_TEXT_WORDS = 4;
 export const SHORT_TEXT_CHARS = 24;
 export const SHORT_TEXT_ATTACK_CAP = 0.49;
+/** Model-only moderation scores of such texts stay just below L2. */
+export const SHORT_TEXT_MODERATION_CAP = 0.74;
 
 /**
  * A short chat turn (under 64 characters): "From now on, please use metric units.", "you dont know

@@ -28,6 +28,18 @@ const EXTERMINATE = String.raw`(?:kill|murder|exterminate|eradicate|wipe out|gas
 const MINOR = String.raw`(?:child|children|kids?|minors?|underage|under-age|preteens?|pre-teens?|prepubescent|toddlers?|infants?|(?:[4-9]|1[0-7])[- ]?(?:years?|yrs?)[- ]?olds?|schoolgirls?|schoolboys?|little (?:girls?|boys?)|young (?:girls?|boys?)|lolis?|lolita|shotas?|middle[- ]schoolers?|elementary[- ]schoolers?)`;
 const SEXUAL = String.raw`(?:sex|sexual(?:ly)?|sexy|nude|nudes|naked|porn\w*|erotic\w*|explicit|molest\w*|fondl\w*|groom\w*|intercourse|orgasm\w*|masturbat\w*|aroused|seduc\w*|genitals?|penis|vagina|breasts?|lewd|nsfw|rape)`;
 
+// A request to produce a drug or a weapon everyone recognises. The harm heads learn this from the wording of
+// harmful requests, and everyday requests share that wording ("give me step-by-step instructions for making
+// pancakes"): trained apart, "instructions for making methamphetamine" fell to 0.73, so the named object
+// decides here. "bath bomb", "bomb-proof", "photo bomb", "bomb cake" and "crack the code" are not.
+const PRODUCE = String.raw`(?:make|making|made|build|building|synthesi[sz]e|synthesi[sz]ing|cook|cooking|manufactur(?:e|ing)|produc(?:e|ing)|brew|brewing|assembl(?:e|ing)|extract|extracting|grow|growing|3d[- ]print(?:ing)?|print(?:ing)?)`;
+const DRUGS = String.raw`(?:meth(?:amphetamine)?|crystal meth|fentanyl|heroin|cocaine|crack cocaine|crack rocks?|lsd|mdma|ecstasy|ghb|pcp|ketamine|dmt)`;
+const WEAPONS = String.raw`(?:(?:pipe |nail |car |dirty |letter |fertili[sz]er |homemade |home-made |improvised )?(?<!bath |photo |seed |glitter |cake |stink |smoke |f-)bombs?(?![\w-]| (?:cake|dessert|shots?|drinks?|recipe|pops?))|explosives?|ieds?|napalm|thermite bomb|molotov(?: cocktails?)?|nerve (?:agent|gas)|sarin|vx|ricin|anthrax|mustard gas|chlorine gas|bioweapons?|chemical weapons?|ghost guns?|(?:gun |firearm )?silencers?|suppressors?|untraceable (?:gun|firearm)s?|zip guns?)`;
+const REQUEST_TO = String.raw`(?:how (?:do|can|could|would|should) (?:i|you|we|one|someone) |how to |instructions? (?:for|on|to) |steps? (?:for|to) |tutorial (?:on|for) |guide (?:to|on|for) |recipe (?:for|to) |teach me (?:how )?to |explain how to |show me how to |help me )`;
+const WORDS = String.raw`(?:[\w'-]+ ){0,3}`;
+const PRODUCE_DRUG = new RegExp(String.raw`\b${REQUEST_TO}${WORDS}${PRODUCE} ${WORDS}${DRUGS}\b`);
+const PRODUCE_WEAPON = new RegExp(String.raw`\b${REQUEST_TO}${WORDS}${PRODUCE} ${WORDS}${WEAPONS}`);
+
 const MINOR_ANY = new RegExp(String.raw`\b${MINOR}\b`);
 const SEXUAL_ANY = new RegExp(String.raw`\b${SEXUAL}\b`);
 
@@ -82,6 +94,20 @@ export const LEXICON: readonly LexiconEntry[] = [
     floor: 0.55,
     triggers: ['sex', 'nude', 'naked', 'porn', 'erotic', 'explicit', 'molest', 'fondl', 'groom', 'intercourse', 'orgasm', 'masturbat', 'aroused', 'seduc', 'genital', 'penis', 'vagina', 'breast', 'lewd', 'nsfw', 'rape'],
     prefilter: (t) => MINOR_ANY.test(t) && SEXUAL_ANY.test(t),
+  },
+  {
+    id: 'produce_drug',
+    category: 'illicit',
+    pattern: PRODUCE_DRUG,
+    floor: 0.8,
+    triggers: ['meth', 'fentanyl', 'heroin', 'cocaine', 'crack', 'lsd', 'mdma', 'ecstasy', 'ghb', 'pcp', 'ketamine', 'dmt'],
+  },
+  {
+    id: 'produce_weapon',
+    category: 'illicit_violent',
+    pattern: PRODUCE_WEAPON,
+    floor: 0.8,
+    triggers: ['bomb', 'explosive', 'ied', 'napalm', 'molotov', 'nerve', 'sarin', 'vx', 'ricin', 'anthrax', 'gas', 'weapon', 'ghost gun', 'silencer', 'suppressor', 'untraceable', 'zip gun'],
   },
   {
     id: 'csam_terms',

@@ -61,17 +61,25 @@ function parseRow(name: string, value: unknown): Row {
 }
 
 /**
- * The hand-written everyday prompts, short turns and topic questions that eval-lofo.ts scores as never
- * trained on (test/fixtures/classifiers/everyday-prompts.json): the generated rows must not repeat them
- * ("hi :)" normalises to the fixture's "hi"). The same depth below the package root in src/ and dist/.
+ * The hand-written everyday prompts, short turns, topic questions, how-to requests and other-language prompts
+ * that the evaluation scores as never trained on (test/fixtures/classifiers/everyday-prompts.json, and
+ * everyday-blind.json, written after the generated everyday requests and never used to tune them): the
+ * generated rows must not repeat them ("hi :)" normalises to the fixture's "hi"). The same depth below the
+ * package root in src/ and dist/.
  */
 export const EVALUATION_FIXTURE = path.join(__dirname, '..', '..', '..', '..', '..', 'test', 'fixtures', 'classifiers', 'everyday-prompts.json');
+export const BLIND_EVALUATION_FIXTURE = path.join(path.dirname(EVALUATION_FIXTURE), 'everyday-blind.json');
 
-export function evaluationFixtureKeys(file = EVALUATION_FIXTURE): Set<string> {
-  const f = z
-    .object({ short_turns: z.array(z.string()), prompts: z.array(z.string()), topic_questions: z.array(z.string()) })
-    .parse(JSON.parse(readFileSync(file, 'utf8')));
-  return new Set([...f.short_turns, ...f.prompts, ...f.topic_questions].map(textKey));
+const fixtureFile = z.object({ description: z.string() }).catchall(z.array(z.string()));
+
+/** Every list of a fixture file (all keys but `description`). */
+export function fixtureLists(file: string): Record<string, string[]> {
+  const { description: _description, ...lists } = fixtureFile.parse(JSON.parse(readFileSync(file, 'utf8')));
+  return lists as Record<string, string[]>;
+}
+
+export function evaluationFixtureKeys(files: readonly string[] = [EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE]): Set<string> {
+  return new Set(files.flatMap((f) => Object.values(fixtureLists(f)).flat()).map(textKey));
 }
 
 export function sha256(data: Buffer | string): string {

@@ -29,9 +29,15 @@ export const TWEET_NEGATIVE_WEIGHT = 0.5;
  * topic words: at weight 1 the heads still scored "what is child abuse" 1.0 (a few hundred rows among
  * 45,000 negatives), so each counts as this many negatives.
  */
-export const TOPIC_QUESTION_WEIGHT = 20;
+export const TOPIC_QUESTION_WEIGHT = 10;
 export const DAVIDSON_HARASSMENT_KEEP = 0.45;
+/**
+ * Everyday requests worded like harmful ones (synthetic.ts: "write a tutorial on how to build a bookshelf")
+ * against the ~2,000 harmful requests that taught the heads the wording: each counts as this many negatives.
+ */
+export const EVERYDAY_REQUEST_WEIGHT = 5;
 
+const MODERATION_BUDGET_SYNTHETIC = new Set(['synthetic_topic_question', 'synthetic_everyday_request']);
 const TWEET_SOURCES = /^(davidson|tweeteval_|toxigen_human)/;
 const ANNOTATED_BY_TWEETS = new Set<string>(['harassment', 'hate']);
 const JAILBREAK_SIGNALS = new Set([
@@ -96,14 +102,21 @@ export function labellerFor(head: HeadName | ModerationCategory, duplicatesOfMod
     weight: (r) =>
       r.source === 'synthetic_topic_question'
         ? TOPIC_QUESTION_WEIGHT
-        : TWEET_SOURCES.test(r.source) && !ANNOTATED_BY_TWEETS.has(category) && !r.labels.includes(category)
+        : r.source === 'synthetic_everyday_request'
+          ? EVERYDAY_REQUEST_WEIGHT
+          : TWEET_SOURCES.test(r.source) && !ANNOTATED_BY_TWEETS.has(category) && !r.labels.includes(category)
           ? TWEET_NEGATIVE_WEIGHT
           : 1,
     // The false-positive budgets of the moderation levels are about prompts people send an assistant
     // (the injection file's benign prompts, the moderation file's benign:* sample and topic questions),
     // not about the tweets annotated "not hateful": those are the heads' hard negatives, and an FPR budget
     // on them cost harassment F1 0.80 → 0.65 once the budget went down to 0.5%.
-    benign: (r) => r.labels.length === 0 && (r.file === 'injection' || r.source.startsWith('benign:') || r.source === 'synthetic_topic_question'),
+    // Of the generated rows, the topic questions and everyday requests count (the calibration split's share
+    // is never trained on; the real benign prompts have almost no how-to requests and no question about a
+    // harm); short turns and framed requests stay out.
+    benign: (r) =>
+      r.labels.length === 0 &&
+      (MODERATION_BUDGET_SYNTHETIC.has(r.source) || (!isSynthetic(r) && (r.file === 'injection' || r.source.startsWith('benign:')))),
   };
 }
 

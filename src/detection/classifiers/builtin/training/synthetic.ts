@@ -18,6 +18,11 @@ const HELDOUT_FRACTION = 0.2;
  *   synthetic_short_benign     (injection, benign) short everyday turns (greetings, thanks, complaints,
  *                              formatting preferences, "from now on ..."), alone and after a system prompt:
  *                              short texts need more evidence, not less.
+ *   synthetic_everyday_request (injection, benign) everyday requests for instructions, steps, jokes and stories,
+ *                              worded like the harmful-request datasets ("write a tutorial on how to …") but about
+ *                              ordinary activities, including harmless uses of alarming verbs ("kill all node
+ *                              processes", "shoot a time-lapse"), and the same in French (the only non-English
+ *                              harmful requests are French); a negative for every head.
  *   synthetic_topic_question   (moderation, no category) questions ABOUT a sensitive topic ("What is child
  *                              abuse?", "How can I tell if a friend is self-harming?"): a question about a
  *                              topic is not the topic.
@@ -114,6 +119,18 @@ const TOPIC_QUESTIONS = [
   (t: string) => `What does the law say about ${t}?`,
   (t: string) => `Explain the history of ${t} for a school essay.`,
   (t: string) => `How do I talk to my kids about ${t}?`,
+  (t: string) => `Tell me about ${t}.`,
+  (t: string) => `Give me an overview of ${t}.`,
+  (t: string) => `What causes ${t}?`,
+  (t: string) => `Who is most at risk of ${t}?`,
+  (t: string) => `How do investigators handle cases of ${t}?`,
+  (t: string) => `What support exists for people affected by ${t}?`,
+  (t: string) => `How can I help someone affected by ${t}?`,
+  (t: string) => `What are the psychological effects of ${t}?`,
+  (t: string) => `Is ${t} becoming more or less common?`,
+  (t: string) => `Summarise the research on ${t}.`,
+  (t: string) => `How is ${t} dealt with in different countries?`,
+  (t: string) => `How can I protect my family from ${t}?`,
 ];
 const TOPICS = [
   'child abuse', 'child sexual abuse', 'grooming of minors', 'domestic violence', 'sexual harassment at work', 'cyberbullying',
@@ -123,7 +140,205 @@ const TOPICS = [
   'war crimes', 'the Second World War', 'nuclear weapons', 'the Vietnam War', 'chemical weapons', 'organised crime', 'drunk driving',
   'sexual assault', 'pornography addiction', 'teen pregnancy', 'depression', 'opioid overdoses', 'knife crime', 'honour killings',
   'female genital mutilation', 'child labour', 'sextortion', 'online radicalisation', 'police brutality', 'serial killers',
+  'homicide', 'arson', 'burglary', 'kidnapping', 'car theft', 'shoplifting', 'bank robberies', 'the bombing of Dresden', 'the 9/11 attacks',
+  'the Srebrenica massacre', 'bulimia', 'self-injury', 'suicidal thoughts', 'gang violence', 'mass shootings', 'political assassinations',
+  'the Cold War arms race', 'medieval torture', 'the death penalty', 'forensic science', 'cocaine use', 'gambling addiction', 'cults',
+  'the Manhattan Project', 'the Cuban missile crisis', 'the Blitz', 'the Battle of the Somme', 'the Chernobyl disaster', 'the Troubles in Northern Ireland',
+  'the Oklahoma City bombing', 'the Lockerbie bombing', 'the Gunpowder Plot', 'the assassination of Archduke Franz Ferdinand',
 ];
+
+// Everyday requests for instructions, steps and stories (moderation and attack negatives). The harmful-request
+// sources (AdvBench, AILuminate, …) are almost all "write a tutorial on how to …", "give step-by-step
+// instructions for …": with no benign request worded the same way, the heads learned the wording ("explain how
+// to make a kite" scored illicit 0.99, "tell me a story" sexual 0.98). These rows share the wording and differ
+// in the object, so the object has to carry the evidence. Worded apart from the evaluation's own how-to
+// requests (test/fixtures/classifiers/everyday-prompts.json): other activities, other words in context.
+const REQUEST_FRAMES = [
+  (a: string) => `Write a tutorial on how to ${a}.`,
+  (a: string) => `Write a step-by-step tutorial for beginners on how to ${a}.`,
+  (a: string) => `Provide step-by-step instructions for how to ${a}.`,
+  (a: string) => `Give detailed instructions on how to ${a}.`,
+  (a: string) => `Explain how to ${a}.`,
+  (a: string) => `Explain in detail how to ${a}, step by step.`,
+  (a: string) => `Create a guide on how to ${a}.`,
+  (a: string) => `Develop a plan to ${a}.`,
+  (a: string) => `Describe how to ${a}.`,
+  (a: string) => `How do I ${a}?`,
+  (a: string) => `how can i ${a}`,
+  (a: string) => `What is the best way to ${a}?`,
+  (a: string) => `What are the steps to ${a}?`,
+  (a: string) => `Show me how to ${a}.`,
+  (a: string) => `Teach me to ${a}.`,
+  (a: string) => `Outline a method to ${a}.`,
+  (a: string) => `Write a blog post explaining how to ${a}.`,
+  (a: string) => `Can you give me instructions to ${a}?`,
+  (a: string) => `I want to ${a}. Where do I start?`,
+  (a: string) => `List everything I need to ${a}, then the steps.`,
+];
+const ACTIVITIES = [
+  // kitchen
+  'bake sourdough focaccia', 'make fresh gnocchi', 'cook risotto without stirring constantly', 'make a lemon meringue pie',
+  'ferment kimchi at home', 'make yogurt in a slow cooker', 'roast a whole chicken', 'make sushi rolls at home', 'cook a perfect steak',
+  'make homemade ice cream without a machine', 'brew kombucha', 'pickle cucumbers', 'make a vegetable curry from scratch',
+  'decorate cookies with royal icing', 'make a bath bomb with citric acid', 'smoke salmon in a home smoker', 'beat egg whites into stiff peaks',
+  'make caramel without burning it', 'carve a turkey', 'make bagels', 'prepare a cheese board for a party', 'make pizza dough',
+  // home and garden
+  'fix a leaking tap', 'unclog a bathroom sink', 'paint a room without streaks', 'hang a heavy mirror on drywall', 'tile a kitchen backsplash',
+  'build a raised garden bed', 'grow tomatoes from seed', 'prune a rose bush', 'compost kitchen scraps', 'get rid of mould in the shower',
+  'insulate a drafty window', 'bleed a radiator', 'install a ceiling fan', 'lay laminate flooring', 'cut drywall for an outlet',
+  'kill weeds in the lawn naturally', 'get rid of ants in the kitchen', 'clean a cast-iron pan', 'remove rust from garden tools',
+  'wallpaper a bedroom', 'build a bookshelf', 'fix a squeaky door', 'reset a tripped circuit breaker',
+  // crafts, hobbies, sport
+  'crochet a granny square', 'sew a tote bag', 'make a macrame plant hanger', 'throw a pot on a pottery wheel', 'fire clay in a kiln',
+  'make soap with the cold process', 'build a model rocket', 'solve a Rubik\'s cube', 'juggle three balls', 'learn to play the ukulele',
+  'shoot a time-lapse video of a sunset', 'shoot hoops better', 'improve my tennis serve', 'attack the net in volleyball',
+  'train for a 10k run', 'do a proper push-up', 'start bouldering', 'paddle a kayak in a straight line', 'start rock climbing safely',
+  'set up a tent in the rain', 'light a charcoal barbecue', 'start a fire in a wood stove', 'tie a tie', 'iron a dress shirt',
+  'brew beer at home', 'make a terrarium', 'press flowers', 'build a snowman that lasts', 'make a scrapbook',
+  // tech
+  'kill all node processes on port 3000', 'execute a SQL migration safely', 'destroy a Terraform stack', 'crack open a stuck laptop case',
+  'hack together a home automation dashboard', 'set up a home network', 'back up an iPhone', 'build a gaming PC', 'flash a Raspberry Pi SD card',
+  'write a Chrome extension', 'deploy a Node app to a VPS', 'burn a DVD on Windows', 'wipe a laptop before selling it', 'speed up a slow laptop',
+  'set up two-factor authentication', 'recover a deleted file', 'make a budget spreadsheet', 'create a pivot table in Excel',
+  'build a website for my bakery', 'shoot product photos for an online shop', 'edit a podcast episode',
+  // life and work
+  'write a CV', 'prepare for a job interview', 'negotiate a pay rise', 'break into the tech industry', 'steal the show at a talent contest',
+  'plan a wedding on a budget', 'save for a house deposit', 'file a tax return', 'start a book club', 'learn Spanish quickly',
+  'study for a maths exam', 'give a wedding toast', 'potty-train a toddler', 'house-train a puppy', 'teach a cat to use a scratching post',
+  'care for a bonsai tree', 'pack a suitcase efficiently', 'move house without stress', 'make friends in a new city', 'meditate',
+  'fall asleep faster', 'treat a minor burn', 'perform the Heimlich manoeuvre', 'apply a bandage to a sprained ankle', 'bleed the brakes on a bike',
+  'change a car battery', 'jump-start a car', 'parallel-park a car', 'wash a car without scratching it', 'blow out an eggshell for Easter decorating',
+  // harmless words the harmful requests also use: "adult", "without", "perform … on", "make a …"
+  'learn to swim as an adult', 'make friends as an adult', 'start ballet as an adult', 'choose an adult bike size', 'put an adult in the recovery position',
+  'check an adult\'s pulse', 'give first aid to a choking baby', 'perform a magic trick on stage', 'perform a song at an open mic night',
+  'travel around Europe without a car', 'clean windows without leaving streaks', 'fix a bike chain without tools', 'cook rice without a rice cooker',
+  'learn to draw without taking classes', 'get fit without a gym membership', 'make a paper boat', 'make a bird feeder', 'make a friendship bracelet',
+  'make a piñata', 'make a snow globe', 'make a sock puppet', 'make a wind chime', 'make a lava lamp', 'make a sundial', 'make a photo collage',
+];
+// The same requests as a noun phrase ("instructions for making …", as the harmful sources also word them).
+const GERUND_FRAMES = [
+  (g: string) => `Give me step-by-step instructions for ${g}.`,
+  (g: string) => `Provide a step-by-step guide to ${g}.`,
+  (g: string) => `Outline the steps involved in ${g}.`,
+  (g: string) => `Write a detailed guide to ${g}.`,
+  (g: string) => `Any tips for ${g}?`,
+  (g: string) => `I need detailed instructions for ${g}.`,
+];
+const DOUBLED = new Set(['cut', 'set', 'get', 'plan', 'unclog', 'run', 'stop', 'shop', 'put']);
+
+/** "bake sourdough focaccia" → "baking sourdough focaccia" (the first word is the verb; hyphenated verbs inflect at the end). */
+export function gerund(activity: string): string {
+  const [verb = '', ...rest] = activity.split(' ');
+  const ing = (v: string): string => {
+    if (v.endsWith('ie')) return `${v.slice(0, -2)}ying`;
+    if (DOUBLED.has(v)) return `${v}${v.slice(-1)}ing`;
+    if (v.endsWith('e') && !v.endsWith('ee') && v.length > 2) return `${v.slice(0, -1)}ing`;
+    return `${v}ing`;
+  };
+  const dash = verb.lastIndexOf('-');
+  const inflected = dash >= 0 ? `${verb.slice(0, dash + 1)}${ing(verb.slice(dash + 1))}` : ing(verb);
+  return [inflected, ...rest].join(' ');
+}
+
+const STORY_FRAMES = [
+  (t: string) => `Tell me a joke about ${t}.`,
+  (t: string) => `Tell me a story about ${t}.`,
+  (t: string) => `tell me a funny story about ${t}`,
+  (t: string) => `Tell me a fun fact about ${t}.`,
+  (t: string) => `Tell me something I don't know about ${t}.`,
+  (t: string) => `Write a short story about ${t}.`,
+  (t: string) => `Write a poem about ${t}.`,
+  (t: string) => `Write a song about ${t}.`,
+  (t: string) => `Make up a bedtime story about ${t}.`,
+  (t: string) => `Give me a pun about ${t}.`,
+];
+const STORY_TOPICS = [
+  'cats', 'penguins', 'a lonely robot', 'pirates', 'a lighthouse keeper', 'the ocean', 'winter', 'friendship', 'coffee', 'a lost sock',
+  'a clumsy wizard', 'dinosaurs', 'space travel', 'a talking tree', 'my grandmother\'s garden', 'accountants', 'mathematicians', 'Mondays',
+  'a haunted house', 'a detective who solves crimes with a magnifying glass', 'two rival bakers', 'a knight and a dragon', 'bees', 'the sun',
+  'a summer holiday', 'a football match', 'elephants', 'a clever fox', 'time travel', 'the first day at school',
+];
+
+// French everyday requests: the only non-English harmful requests of the data are French (AILuminate fr_FR),
+// and with no French benign text the heads had learned French itself ("Comment faire une pâte à crêpes ?"
+// scored illicit 0.99). Worded apart from the evaluation's French prompts.
+const de = (v: string) => (/^[aeéèêiîoôuh]/i.test(v) ? `d'${v}` : `de ${v}`);
+const FRENCH_FRAMES = [
+  (a: string) => `Comment ${a} ?`,
+  (a: string) => `Explique-moi comment ${a}.`,
+  (a: string) => `Donne-moi des instructions détaillées pour ${a}.`,
+  (a: string) => `Quelle est la meilleure façon ${de(a)} ?`,
+  (a: string) => `Écris un tutoriel pour ${a}.`,
+  (a: string) => `Peux-tu m'expliquer étape par étape comment ${a} ?`,
+  (a: string) => `J'aimerais ${a}. Par où commencer ?`,
+  (a: string) => `Quelles sont les étapes pour ${a} ?`,
+  (a: string) => `Je voudrais savoir comment ${a}, merci.`,
+];
+const FRENCH_ACTIVITIES = [
+  'préparer une quiche lorraine', 'faire un pain de campagne', 'cuisiner un bœuf bourguignon', 'réussir une mayonnaise', 'faire une pâte à pizza',
+  'faire des macarons', 'réussir un soufflé au fromage', 'planter des tomates sur un balcon', 'repeindre une chambre', "réparer une fuite sous l'évier",
+  'changer une roue de voiture', "apprendre l'espagnol rapidement", "préparer un entretien d'embauche", 'écrire une lettre de motivation',
+  'organiser un anniversaire pour un enfant', 'économiser pour acheter un appartement', "remplir ma déclaration d'impôts", 'installer Python sur Windows',
+  'sauvegarder les photos de mon téléphone', 'créer un tableau croisé dynamique dans Excel', 'nettoyer un four très sale', 'détartrer une bouilloire',
+  'entretenir un vélo', 'courir un semi-marathon', 'méditer le soir', 'mieux dormir', 'soigner une petite brûlure', 'faire du compost', 'tricoter un bonnet',
+  'jouer de la guitare', 'prendre de belles photos de paysage', 'préparer un voyage en Italie', 'rédiger un CV', 'négocier une augmentation',
+  'ranger un garage', 'dresser un chiot', 'allumer un barbecue au charbon', 'tailler un rosier', 'poser du parquet flottant', 'déboucher un évier',
+  'supprimer un processus qui bloque mon ordinateur', 'couper du bois pour la cheminée', 'apprendre à skier', 'écrire un discours de mariage',
+];
+const FRENCH_OTHER = [
+  'Raconte-moi une blague sur les informaticiens.', 'Raconte-moi une histoire pour endormir un enfant.', 'Écris un poème sur le printemps.',
+  'Quelle heure est-il à New York ?', 'Merci beaucoup, c\'est parfait !', 'Salut, ça va ?', 'Peux-tu traduire cette phrase en anglais ?',
+  'Résume cet article en cinq points.', 'Quels livres me conseilles-tu pour cet été ?', 'Pourquoi le ciel est-il bleu ?',
+  'Quelle est la population de la France ?', 'Corrige les fautes de ce paragraphe, s\'il te plaît.', 'Donne-moi des idées de sorties pour ce week-end.',
+  'Comment fonctionne une pompe à chaleur ?', 'Quels sont les symptômes de la grippe ?', 'Aide-moi à planifier ma semaine.',
+];
+
+/** `n` distinct frames for `key`, picked by its hash (an offset, then every 7th frame; 7 is prime to both list lengths). */
+function pickFrames<F>(frames: readonly F[], key: string, salt: string, n: number): F[] {
+  const start = Math.floor(unitFromKey(key, salt) * frames.length);
+  return Array.from({ length: Math.min(n, frames.length) }, (_, k) => frames[(start + k * 7) % frames.length] as F);
+}
+
+const FRENCH_TOPIC_QUESTIONS = [
+  (t: string) => `Peux-tu m'expliquer ce qu'est ${t} ?`,
+  (t: string) => `Quelles sont les conséquences ${t.startsWith('le ') ? `du ${t.slice(3)}` : t.startsWith('les ') ? `des ${t.slice(4)}` : `de ${t}`} sur les victimes ?`,
+  (t: string) => `Comment aider une personne touchée par ${t} ?`,
+  (t: string) => `Que dit la loi française sur ${t} ?`,
+  (t: string) => `Comment en parler avec mes enfants : ${t} ?`,
+  (t: string) => `Quels chiffres existent sur ${t} en France ?`,
+];
+const FRENCH_TOPICS = [
+  'la maltraitance des enfants', 'le harcèlement scolaire', 'les violences conjugales', 'le racisme', 'le terrorisme', 'le suicide chez les jeunes',
+  "l'anorexie", 'la toxicomanie', 'la traite des êtres humains', 'le blanchiment d\'argent', "l'usurpation d'identité", 'le génocide rwandais',
+  'la Shoah', 'les armes chimiques', 'le cyberharcèlement', 'la radicalisation',
+];
+
+function frenchRequests(): Row[] {
+  const out: Row[] = [];
+  // Moderation negatives only: as attack negatives they shifted the attack heads' evidence onto the other
+  // Romance languages of the multilingual injections (a benign Spanish sentence about ignored rules rose to 0.81).
+  for (const a of FRENCH_ACTIVITIES) {
+    for (const f of FRENCH_FRAMES) out.push(row('moderation', f(a), 'synthetic_everyday_request', []));
+  }
+  for (const t of FRENCH_OTHER) out.push(row('moderation', t, 'synthetic_everyday_request', []));
+  for (const t of FRENCH_TOPICS) for (const q of FRENCH_TOPIC_QUESTIONS) out.push(row('moderation', q(t), 'synthetic_topic_question', []));
+  return out;
+}
+
+function everydayRequests(): Row[] {
+  const out: Row[] = [];
+  // Three frames per activity (by hash), so every frame meets every kind of activity without 2,000 near-copies.
+  for (const a of ACTIVITIES) {
+    for (const f of pickFrames(REQUEST_FRAMES, a, 'request-frame', 3)) out.push(row('injection', f(a), 'synthetic_everyday_request', []));
+    const g = GERUND_FRAMES[Math.floor(unitFromKey(a, 'gerund-frame') * GERUND_FRAMES.length)] as (g: string) => string;
+    out.push(row('injection', g(gerund(a)), 'synthetic_everyday_request', []));
+  }
+  for (const t of STORY_TOPICS) for (const f of STORY_FRAMES) if (unitFromKey(t, `story:${f(t)}`) < 0.5) out.push(row('injection', f(t), 'synthetic_everyday_request', []));
+  for (const s of ['tell me a joke please', 'tell me another one', 'tell me a story', 'say something funny', 'make me laugh', 'tell me a secret', 'tell me more', 'lmao', 'rofl', 'lolol', 'haha', 'hahaha that is funny', 'omg', 'lol ok', 'xD', 'wtf is this error', 'hmm', 'meh', 'nope', 'yep', 'yes please', 'sure thing', 'wow'])
+    out.push(row('injection', s, 'synthetic_everyday_request', []));
+  out.push(...frenchRequests());
+  return out;
+}
 
 function short(text: string, key: string, i: number): Row {
   // Half alone, a quarter after a system prompt (joined as the gateway sees a conversation), a quarter capitalised.
@@ -178,7 +393,7 @@ export function syntheticRows(rows: readonly Row[], exclude: ReadonlySet<string>
   const benignSample = benign.filter((r) => unitFromKey(r.key, 'wrap-benign') < harmful.length / Math.max(1, benign.length));
   const topics: Row[] = [];
   TOPICS.forEach((t) => TOPIC_QUESTIONS.forEach((q) => topics.push(row('moderation', q(t), 'synthetic_topic_question', []))));
-  return [...wrap(benignSample, TRAIN_FRAMINGS, 'synthetic_wrapped_benign', [], 'wrap'), ...shortTurns(), ...topics].filter((r) => !exclude.has(r.key));
+  return [...wrap(benignSample, TRAIN_FRAMINGS, 'synthetic_wrapped_benign', [], 'wrap'), ...shortTurns(), ...everydayRequests(), ...topics].filter((r) => !exclude.has(r.key));
 }
 
 const heldoutHarmful = (rows: readonly Row[]) =>
