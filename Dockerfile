@@ -21,8 +21,8 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0
 # glibc malloc: two arenas instead of eight per core, and a fixed 128 KB mmap threshold (glibc raises it
 # after a large buffer is freed and keeps later ones on a heap it never returns). Measured with
-# `npm run bench:perf`: ~15 MB less after start, ~60–90 MB less right after the benchmark, ~20–35 MB at rest (README, "Start-up
-# and memory").
+# `npm run bench:perf`: ~15 MB less after start, ~60–90 MB less right after the benchmark and ~20–35 MB
+# less at rest (README, "Start-up and memory").
 ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
