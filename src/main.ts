@@ -4,6 +4,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './shared/config';
 import { createLogger, type Logger } from './shared/logger';
 import { ALL_SERVICES, startServices, type RunningServices, type ServiceName } from './services';
+import { startIdleReclaim } from './shared/idle-reclaim';
 import { openStorage, storageOptions } from './storage/data-source';
 import { provisionOrganization } from './storage/provision';
 import { prepareStorage, type BootstrapOutcome } from './storage/startup';
@@ -118,6 +119,8 @@ async function serve(config: Config, services: readonly ServiceName[], detection
   const logger = createLogger({ level: config.LOG_LEVEL, destination });
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   const running = await startServices({ config, services, logger, detectionThread });
+  // The main thread's heap after a burst (the detection thread runs its own: detection-worker.ts).
+  if (config.MEMORY_RECLAIM_IDLE_MS > 0) startIdleReclaim({ idleMs: config.MEMORY_RECLAIM_IDLE_MS });
   installSignalHandlers(running, logger);
   printBootstrap(running.bootstrap, process.stdout);
   const where = [

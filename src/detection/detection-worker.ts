@@ -107,6 +107,12 @@ export function runDetectionWorker(): void {
         .catch((err: unknown) => logger.error({ err }, 'detection worker shutdown failed'))
         .finally(() => post({ type: 'closed' }));
     });
+    if (data.config.MEMORY_RECLAIM_IDLE_MS > 0) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { startIdleReclaim } = require('../shared/idle-reclaim') as typeof import('../shared/idle-reclaim');
+      const reclaim = startIdleReclaim({ idleMs: data.config.MEMORY_RECLAIM_IDLE_MS });
+      port.on('message', (m: ToWorker) => m.type === 'close' && reclaim.stop());
+    }
     post({ type: 'listening', port: server.port });
   };
   start().catch((err: unknown) => post({ type: 'failed', message: err instanceof Error ? err.message : String(err) }));

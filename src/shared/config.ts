@@ -89,6 +89,8 @@ export const configSchema = z.object({
   // shortest request text (UTF-16 units) sent to them.
   AUDIT_TOKEN_WORKERS: nonNegativeInt('AUDIT_TOKEN_WORKERS', 1, 16),
   AUDIT_TOKEN_WORKER_MIN_CHARS: nonNegativeInt('AUDIT_TOKEN_WORKER_MIN_CHARS', 1024, 1_000_000_000),
+  /** Idle interval after which a thread whose heap grew gives it back with one full collection (idle-reclaim.ts); 0 = off. */
+  MEMORY_RECLAIM_IDLE_MS: nonNegativeInt('MEMORY_RECLAIM_IDLE_MS', 2000, 3_600_000),
   AUDIT_SPOOL_MAX_BYTES: positiveInt('AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024 * 1024 * 1024),
   REDIS_URL: z.preprocess(
     empty,

@@ -16,7 +16,7 @@ export interface AuditTokenCounterOptions {
   minChars: number;
   /** Counts waiting for a worker before further ones are made inline. Default 1024. */
   maxQueue?: number;
-  /** The worker holds its own tokenizer ranks (~57 MB): it is stopped after this long idle. Default 30 s. */
+  /** The worker holds its own tokenizer ranks (~5 MB) and V8 isolate (~10 MB): it is stopped after this long idle. Default 30 s. */
   idleMs?: number;
 }
 

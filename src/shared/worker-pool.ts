@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
  * A small bounded pool of worker threads for CPU-heavy, synchronous work (builtin classifier windows,
@@ -30,7 +30,18 @@ export interface WorkerPoolOptions {
   maxQueue: number;
   /** A worker idle this long is terminated (its memory released; a later task starts a new one). Default: kept. */
   idleMs?: number;
+  /**
+   * Each worker's V8 limits. Default: a young generation of DEFAULT_WORKER_YOUNG_GENERATION_MB (V8 lets
+   * a thread's grow to 32–48 MB, most of it resident after one burst, per worker).
+   */
+  resourceLimits?: ResourceLimits;
 }
+
+/**
+ * A pool worker's young generation by default. Its tasks allocate short-lived strings and arrays of a
+ * few KB per window or text: 8 MB keeps scavenges cheap (the detection thread runs with 12 MB).
+ */
+export const DEFAULT_WORKER_YOUNG_GENERATION_MB = 8;
 
 export interface RunOptions {
   /** Checked when the task's turn comes: a reason to drop it, or undefined to run it. */
@@ -133,7 +144,11 @@ export class WorkerPool<In, Out> {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.options.source, { eval: true, workerData: this.options.workerData });
+    const worker = new Worker(this.options.source, {
+      eval: true,
+      workerData: this.options.workerData,
+      resourceLimits: this.options.resourceLimits ?? { maxYoungGenerationSizeMb: DEFAULT_WORKER_YOUNG_GENERATION_MB },
+    });
     this.started++;
     const slot: Slot = { worker, task: undefined };
     this.slots.add(slot);

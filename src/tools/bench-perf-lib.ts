@@ -32,9 +32,10 @@ export interface SystemRun {
   streamErrors?: { messages?: string; chat?: string };
   /** Many streams at once: how many of `n` completed, and the outcome counts. */
   streams?: { n: number; complete: number; outcome: string };
-  /** Resident memory of the process tree (MB): right after healthy, after the benchmark. */
+  /** Resident memory of the process tree (MB): right after healthy, after the benchmark, and at rest (BENCH_REST_S later, nothing sent meanwhile). */
   rssStartMb?: number;
   rssAfterMb?: number;
+  rssRestMb?: number;
   /** From spawn to healthy (ms). */
   startMs?: number;
   /** 1 MB /v1/detect, sequential (ms), and how many calls failed (e.g. 503 past the detection deadline). */
@@ -238,10 +239,11 @@ export function rows(runs: PerfRun[], streams: number): Row[] {
   {
     const rss = (sys: SystemId) => range(per(runs, (r) => r.systems[sys]?.rssAfterMb), { unit: ' MB' });
     const atStart = range(per(runs, (r) => r.systems.ours?.rssStartMb), { unit: ' MB' });
+    const atRest = range(per(runs, (r) => r.systems.ours?.rssRestMb), { unit: ' MB' });
     const [m, each] = check(runs, (r) => r.systems.ours?.rssAfterMb, (v) => v <= 250);
     out.push({
       figure: 'resident memory after the benchmark (process tree)',
-      ours: `${rss('ours')}${atStart ? `; right after start ${atStart}` : ''}`,
+      ours: `${rss('ours')}${atStart ? `; right after start ${atStart}` : ''}${atRest ? `; at rest after the benchmark ${atRest}` : ''}`,
       portkey: orMissing(rss('portkey'), runs, 'portkey'),
       floor: rss('floor'),
       target: '≤ 250 MB after the benchmark',
@@ -271,7 +273,7 @@ const lat = (l?: Lat) => (l ? `${num(l.p50)} / ${num(l.p99)}` : '');
 export function renderDetails(runs: PerfRun[]): string[] {
   const names: Record<SystemId, string> = { direct: 'direct', floor: 'empty proxy', ours: 'this project', portkey: 'Portkey' };
   const lines = [
-    '| run | system | c1 p50 / p99 (ms) | req/s at 32 | CPU ms / req | errors | TTFB messages p50 / p99 | first token messages p50 / p99 | TTFB chat p50 / p99 | first token chat p50 / p99 | concurrent streams | RSS start / after (MB) | start (s) |',
+    '| run | system | c1 p50 / p99 (ms) | req/s at 32 | CPU ms / req | errors | TTFB messages p50 / p99 | first token messages p50 / p99 | TTFB chat p50 / p99 | first token chat p50 / p99 | concurrent streams | RSS start / after / at rest (MB) | start (s) |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   runs.forEach((run, i) => {
@@ -279,7 +281,7 @@ export function renderDetails(runs: PerfRun[]): string[] {
       const s = run.systems[sys];
       if (!s) continue;
       const opt = (v: number | undefined) => (v === undefined ? '' : num(v));
-      const rss = s.rssStartMb === undefined && s.rssAfterMb === undefined ? '' : `${opt(s.rssStartMb)} / ${opt(s.rssAfterMb)}`;
+      const rss = s.rssStartMb === undefined && s.rssAfterMb === undefined ? '' : `${opt(s.rssStartMb)} / ${opt(s.rssAfterMb)} / ${opt(s.rssRestMb)}`;
       lines.push(
         `| ${i + 1} | ${names[sys]} | ${lat(s.c1)} | ${opt(s.rps)} | ${opt(s.cpuMsPerRequest)} | ${s.errors ?? ''} | ${lat(s.ttfbMessages) || (s.streamErrors?.messages ?? '')} | ${lat(s.firstTokenMessages)} | ${lat(s.ttfbChat) || (s.streamErrors?.chat ?? '')} | ${lat(s.firstTokenChat)} | ${s.streams ? s.streams.outcome : ''} | ${rss} | ${s.startMs === undefined ? '' : num(s.startMs / 1000)} |`,
       );

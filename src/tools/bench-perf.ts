@@ -25,7 +25,9 @@ import { replaceSection } from './results-sections';
  * BENCH_STREAM_SEQUENTIAL (150 streams per system and kind), BENCH_STREAM_GAP_MS (2: the upstream's gap
  * between stream events), BENCH_CONCURRENT_STREAMS (1024), BENCH_DETECT_1MB (5 calls), BENCH_PORTKEY
  * (false: leave Portkey out), BENCH_LOG_LEVEL (info: the gateway's LOG_LEVEL), BENCH_WRITE (false: print
- * only, leave bench/RESULTS.md alone).
+ * only, leave bench/RESULTS.md alone), BENCH_REST_S (5: resident memory is read again this long after the
+ * benchmark, nothing sent meanwhile; 0 skips it), BENCH_OURS_ENV (extra environment for this project's process,
+ * `KEY=value` pairs separated by spaces, e.g. `CLASSIFIER_WORKERS=0 AUDIT_TOKEN_WORKERS=0` to measure a setting).
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { average: number; total: number }; non2xx: number; errors: number }>;
@@ -41,9 +43,21 @@ const STREAM_EVENTS = 10;
 const CONCURRENT_STREAMS = Number(env.BENCH_CONCURRENT_STREAMS ?? 1024);
 const DETECT_1MB = Number(env.BENCH_DETECT_1MB ?? 5);
 const WITH_PORTKEY = env.BENCH_PORTKEY !== 'false';
+const REST_S = Number(env.BENCH_REST_S ?? 5);
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
 const PORTKEY_VERSION = '1.15.2';
 const PORTKEY_SERVER = join(ROOT, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
+
+/** BENCH_OURS_ENV as an object: `A=1 B=two` → { A: '1', B: 'two' }. */
+function oursEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (env.BENCH_OURS_ENV ?? '').split(/\s+/).filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`BENCH_OURS_ENV: "${pair}" is not KEY=value`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
 
 const HEADING = '## Performance v2: side by side (npm run bench:perf)';
 const MARKER = '<!-- bench:perf output ends here; the text below it is kept when the benchmark rewrites the section -->';
@@ -309,6 +323,7 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
       OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL,
       // The platform limit check runs on every request, with a ceiling the benchmark never reaches.
       PLATFORM_TRAFFIC_RPM: '10000000',
+      ...oursEnv(),
     };
     const gateway = `http://127.0.0.1:${port}`;
     const sensor = `http://127.0.0.1:${sensorPort}`;
@@ -387,7 +402,13 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
       systems[t.sys]!.streams = await concurrentStreams(t, CONCURRENT_STREAMS);
     }
 
-    for (const sys of ['floor', 'ours', 'portkey'] as SystemId[]) if (systems[sys] && pids[sys]) systems[sys]!.rssAfterMb = treeRssMb(pids[sys]!);
+    const measured = (['floor', 'ours', 'portkey'] as SystemId[]).filter((sys) => systems[sys] && pids[sys]);
+    for (const sys of measured) systems[sys]!.rssAfterMb = treeRssMb(pids[sys]!);
+    if (REST_S > 0) {
+      // At rest: the same processes after BENCH_REST_S with nothing sent (a burst's garbage collected or not).
+      await new Promise((res) => setTimeout(res, REST_S * 1000));
+      for (const sys of measured) systems[sys]!.rssRestMb = treeRssMb(pids[sys]!);
+    }
     return { systems };
   } finally {
     for (const p of r.procs.reverse()) p.kill('SIGTERM');

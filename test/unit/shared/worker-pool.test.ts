@@ -1,4 +1,4 @@
-import { defaultPoolSize, WorkerPool, WorkerPoolFull } from '../../../src/shared/worker-pool';
+import { DEFAULT_WORKER_YOUNG_GENERATION_MB, defaultPoolSize, WorkerPool, WorkerPoolFull } from '../../../src/shared/worker-pool';
 import { until } from '../../helpers/until';
 
 /**
@@ -28,6 +28,26 @@ function gatedPool(size: number, maxQueue: number) {
 }
 
 describe('WorkerPool', () => {
+  it('starts each worker with a small young generation by default, or the limits it is given', async () => {
+    const limitsSource = `
+const { parentPort, resourceLimits } = require('node:worker_threads');
+parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, result: resourceLimits }));`;
+    const byDefault = new WorkerPool<null, { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number }>({ name: 'test', source: limitsSource, size: 1, maxQueue: 1 });
+    const given = new WorkerPool<null, { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number }>({
+      name: 'test', source: limitsSource, size: 1, maxQueue: 1, resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 64 },
+    });
+    try {
+      // V8 rounds the young generation to whole semi-spaces: within 1 MB of what was asked.
+      const d = await byDefault.run(null);
+      expect(Math.abs(d.maxYoungGenerationSizeMb - DEFAULT_WORKER_YOUNG_GENERATION_MB)).toBeLessThanOrEqual(1);
+      const g = await given.run(null);
+      expect(Math.abs(g.maxYoungGenerationSizeMb - 2)).toBeLessThanOrEqual(1);
+      expect(g.maxOldGenerationSizeMb).toBe(64);
+    } finally {
+      await Promise.all([byDefault.close(), given.close()]);
+    }
+  });
+
   it('runs tasks on at most `size` workers and answers each with its own result', async () => {
     const { pool } = gatedPool(2, 10);
     try {

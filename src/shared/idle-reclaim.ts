@@ -1,0 +1,93 @@
+import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * Gives a thread's heap back once a burst is over. After a burst (1,024 concurrent streams, 1 MB texts)
+ * V8 keeps every page its heap grew to: the garbage is not collected while the thread allocates
+ * nothing, and V8's own memory reducer did not run within 15 s of idleness here. Measured after
+ * `npm run bench:perf`, one full collection per thread took the process from ~600 MB to ~350 MB
+ * (bench/RESULTS.md, issue 17).
+ *
+ * Each thread that serves bursts (the main thread, the detection thread, the classifier workers) checks
+ * every `idleMs`: when its event loop was (almost) idle for that whole interval and its heap grew by at
+ * least `minGrowthBytes` since the last collection this made (or since start), it runs one full
+ * collection. A busy thread is never interrupted; an idle one pays one collection (tens of ms) per
+ * burst. MEMORY_RECLAIM_IDLE_MS sets `idleMs` (0 turns it off).
+ */
+
+export interface IdleReclaimOptions {
+  /** Length of the idle interval that triggers a collection (ms, > 0). */
+  idleMs: number;
+  /** Heap growth (committed bytes) since the last collection below which nothing is done. Default 32 MB. */
+  minGrowthBytes?: number;
+  /** Event-loop utilisation over the interval below which the thread counts as idle. Default 0.05. */
+  maxUtilization?: number;
+  /** Heap size and collection (tests); default this isolate's. */
+  heapBytes?: () => number;
+  collect?: () => void;
+}
+
+export interface IdleReclaim {
+  /** Collections made so far. */
+  readonly collections: number;
+  /** One check now (the timer calls it every idleMs). */
+  check(): void;
+  stop(): void;
+}
+
+let fullGc: (() => void) | undefined;
+
+/**
+ * This isolate's full collection: the `gc` function V8 gives a context created while `--expose-gc` is
+ * set (the flag is set only for that moment, as the embedded database's thread does with its own).
+ */
+export function fullCollection(): () => void {
+  if (fullGc) return fullGc;
+  const global = globalThis as { gc?: () => void };
+  if (typeof global.gc === 'function') return (fullGc = global.gc);
+  v8.setFlagsFromString('--expose-gc');
+  try {
+    fullGc = runInNewContext('gc') as () => void;
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+  return fullGc;
+}
+
+const committedHeap = () => v8.getHeapStatistics().total_heap_size;
+
+export function startIdleReclaim(options: IdleReclaimOptions): IdleReclaim {
+  if (!(options.idleMs > 0)) throw new Error('idle reclaim needs idleMs > 0');
+  const heapBytes = options.heapBytes ?? committedHeap;
+  const collect = options.collect ?? fullCollection();
+  const minGrowth = options.minGrowthBytes ?? 32 * 1024 * 1024;
+  const maxUtilization = options.maxUtilization ?? 0.05;
+  let baseline = heapBytes();
+  let last = performance.eventLoopUtilization();
+  let collections = 0;
+  const check = () => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    const heap = heapBytes();
+    // V8's own collections may have shrunk the heap meanwhile: growth counts from the lowest point.
+    if (heap < baseline) baseline = heap;
+    if (busy > maxUtilization || heap - baseline < minGrowth) return;
+    // Two: the first frees the garbage (its pages are swept meanwhile), the second releases the pages
+    // left empty — one alone left the committed heap where it was.
+    collect();
+    collect();
+    collections++;
+    baseline = heapBytes();
+  };
+  const timer = setInterval(check, options.idleMs);
+  timer.unref();
+  return {
+    get collections() {
+      return collections;
+    },
+    check,
+    stop: () => clearInterval(timer),
+  };
+}
