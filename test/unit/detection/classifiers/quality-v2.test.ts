@@ -63,11 +63,11 @@ describe('ordinary text is not an attack', () => {
   it('no short everyday turn of either fixture reaches L2 for any type, moderation included ("lol", "tell me a joke")', () => {
     const turns = [...everyday.short_turns, ...blind.short_turns];
     expect(turns.length).toBeGreaterThanOrEqual(80);
-    expect(turns.map((t) => [t, typesAtL2(t)]).filter(([, types]) => types.length > 0)).toEqual([]);
+    expect(turns.map((t) => ({ t, types: typesAtL2(t) })).filter((x) => x.types.length > 0)).toEqual([]);
   });
 
   it('ordinary prompts of every kind (everyday, how-to, about a harm, other languages, blind set): at most 5% reach L2 for any type', () => {
-    // The goal is none; the residue (5 of 198 when the model was trained: a workout "without equipment", the
+    // The goal is none; the residue (7 of 198 when the model was trained: a workout "without equipment", the
     // atomic bomb on Hiroshima, suicide warning signs, a surprise party, a printer set-up, ...) is listed by
     // npm run eval:moderation. Before the everyday-request training rows it was 40 of 198.
     const prompts = [...everyday.prompts, ...everyday.how_to_requests, ...everyday.topic_questions, ...everyday.other_languages, ...blind.prompts];
