@@ -139,8 +139,8 @@ describe('builtin model: windowing of long inputs', () => {
 
 /** Filled from the committed artefact; any retraining must update these (that is the point). */
 const EXPECTED: Record<string, number[]> = {
-  override: [0.9998, 0.1066, 0.0376, 0.0563, 0.0834],
-  persona: [0.9998, 0.988, 0.0177, 0.029, 0.01],
-  benign: [0.1421, 0.0669, 0.081, 0.1972, 0.1405],
-  hateful: [0.3736, 0.1813, 0.8067, 0.1838, 0.0788],
+  override: [0.9999, 0.1118, 0.043, 0.055, 0.0718],
+  persona: [0.9999, 0.9923, 0.0336, 0.0388, 0.0088],
+  benign: [0.1483, 0.0644, 0.0853, 0.2016, 0.122],
+  hateful: [0.378, 0.1835, 0.8109, 0.2033, 0.0626],
 };
