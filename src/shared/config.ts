@@ -192,6 +192,8 @@ export const configSchema = z.object({
   CLASSIFIER_WORKERS: nonNegativeInt('CLASSIFIER_WORKERS', defaultPoolSize(availableParallelism()), 64),
   CLASSIFIER_WORKER_MIN_WINDOWS: positiveInt('CLASSIFIER_WORKER_MIN_WINDOWS', 8, 100_000),
   CLASSIFIER_WORKER_MAX_QUEUE: nonNegativeInt('CLASSIFIER_WORKER_MAX_QUEUE', 256, 100_000),
+  // Windows the detection thread scores itself per event-loop turn while windows wait for a worker (0 = none).
+  CLASSIFIER_INLINE_SLICE: nonNegativeInt('CLASSIFIER_INLINE_SLICE', 4, 1_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -21,6 +21,7 @@ export async function installClassifierBackends(config: Config): Promise<{ close
       size: config.CLASSIFIER_WORKERS,
       minWindows: config.CLASSIFIER_WORKER_MIN_WINDOWS,
       maxQueue: config.CLASSIFIER_WORKER_MAX_QUEUE,
+      inlineSlice: config.CLASSIFIER_INLINE_SLICE,
     });
     return pooled;
   };

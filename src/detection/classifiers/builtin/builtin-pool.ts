@@ -1,5 +1,5 @@
 import { attachScoreSignals, scoreSignalOf, CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierScores, type ClassifierType } from '../backend';
-import { compiledModulePath, serveWorkerTasks, WorkerPool, WorkerPoolFull } from '../../../shared/worker-pool';
+import { compiledModulePath, serveWorkerTasks, WorkerPool } from '../../../shared/worker-pool';
 import { createBuiltinBackend, loadBuiltinModel } from './builtin-backend';
 
 /**
@@ -15,9 +15,13 @@ import { createBuiltinBackend, loadBuiltinModel } from './builtin-backend';
  *
  * Failure semantics are the backend's as before: a chunk whose worker crashes rejects the windows it
  * held, the classifier detectors waiting on them report `error` and the request's fail mode applies; the
- * pool replaces the worker for the next chunk. A chunk whose every window is no longer awaited (the
- * detectors hit their deadline) is dropped before it is posted. A full queue (`maxQueue` chunks waiting)
- * scores the chunk inline, as without a pool.
+ * pool replaces the worker for the next chunk. A window no longer awaited (the detectors hit their
+ * deadline) is dropped before it is posted. A full queue (`maxQueue` chunks' worth of windows waiting)
+ * scores further windows inline, as without a pool.
+ *
+ * With `inlineSlice` > 0 the detection thread scores windows of the queue too, a few per turn of its
+ * event loop, so a 1 MB text uses every core (on 2 cores: one worker and the detection thread) instead of
+ * leaving the detection thread idle once its signature detectors are done.
  */
 
 /** The pool always scores with the committed model (what the workers load). */
@@ -28,13 +32,20 @@ export interface BuiltinPoolOptions {
   minWindows?: number;
   /** Chunks waiting for a worker before further chunks are scored inline. Default 256. */
   maxQueue?: number;
+  /**
+   * Windows the calling (detection) thread scores itself per turn of its event loop while windows wait
+   * for a worker: it takes them from the end of the queue, the workers from the front, so a large text is
+   * scored on every core. 0 = the calling thread never helps. Default 0 (install.ts passes the
+   * deployment's CLASSIFIER_INLINE_SLICE).
+   */
+  inlineSlice?: number;
   /** Worker source (tests wrap the default one); default WORKER_SOURCE. */
   workerSource?: string;
 }
 
 export const DEFAULT_POOL_MIN_WINDOWS = 8;
 /** Windows per chunk posted to a worker: small enough to share out and cancel, large enough to amortise a post. */
-const CHUNK_WINDOWS = 16;
+export const CHUNK_WINDOWS = 16;
 
 /** What a worker answers per window: the scores and, when a heuristic decided a type, which one. */
 interface WindowAnswer {
@@ -42,53 +53,136 @@ interface WindowAnswer {
   signals?: Partial<Record<ClassifierType, string>>;
 }
 
+/** One window waiting to be scored (by a worker or by the calling thread). */
+interface PendingWindow {
+  text: string;
+  signal: AbortSignal;
+  resolve: (scores: ClassifierScores) => void;
+  reject: (err: Error) => void;
+}
+
 export const BUILTIN_WORKER_SOURCE = `require(${JSON.stringify(compiledModulePath(__filename))}).runBuiltinClassifierWorker();`;
 
 export interface PooledClassifierBackend extends ClassifierBackend {
   classifyMany(texts: readonly string[], signals: readonly AbortSignal[]): Array<Promise<ClassifierScores>>;
   readonly pool: WorkerPool<string[], WindowAnswer[]>;
+  /** Windows scored by the calling thread while they waited for a worker (tests and benchmarks count them). */
+  readonly helped: number;
   close(): Promise<void>;
 }
 
+const abortReason = (signal: AbortSignal): Error => (signal.reason instanceof Error ? signal.reason : new Error('classification aborted'));
+
+/**
+ * A large batch's windows wait in one queue (FIFO over requests). At most `size` chunks are posted at a
+ * time, each CHUNK_WINDOWS windows from the front of the queue, and the next one when a worker answers,
+ * so the pool's own queue stays short and the queue can also be drained from its end by the calling
+ * thread (inlineSlice windows per setImmediate turn: other requests' I/O and small texts run between
+ * turns). Every window is scored exactly once, by `model.scoreWindow` on one thread or the other, so the
+ * scores are the same whoever scores it.
+ */
 export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledClassifierBackend {
-  const inline = createBuiltinBackend();
+  const model = loadBuiltinModel();
+  const inline = createBuiltinBackend({ model });
   const minWindows = options.minWindows ?? DEFAULT_POOL_MIN_WINDOWS;
+  const maxWaiting = (options.maxQueue ?? 256) * CHUNK_WINDOWS;
+  const inlineSlice = options.inlineSlice ?? 0;
   const pool = new WorkerPool<string[], WindowAnswer[]>({
     name: 'classifier',
     source: options.workerSource ?? BUILTIN_WORKER_SOURCE,
     size: options.size,
-    maxQueue: options.maxQueue ?? 256,
+    maxQueue: options.size,
   });
-  const chunk = (texts: readonly string[], signals: readonly AbortSignal[]): Array<Promise<ClassifierScores>> => {
-    const answers = pool
-      .run([...texts], {
-        cancelled: () => (signals.every((s) => s.aborted) ? (signals[0]?.reason ?? new Error('classification aborted')) : undefined),
-      })
-      .then(
-        (list) => list.map((a) => (a.signals ? attachScoreSignals(a.scores, a.signals) : a.scores)),
-        (err: unknown) => {
-          if (err instanceof WorkerPoolFull) return Promise.all(texts.map((t, i) => inline.classify(t, signals[i] as AbortSignal)));
-          throw err;
-        },
-      );
-    answers.catch(() => undefined);
-    return texts.map((_, i) => answers.then((list) => list[i] as ClassifierScores));
+  const waiting: PendingWindow[] = [];
+  let posted = 0;
+  let helping = false;
+  let helped = 0;
+  let closed = false;
+
+  /** Windows from the front of the queue, those no detector waits for any more dropped (rejected). */
+  const take = (n: number, fromEnd: boolean): PendingWindow[] => {
+    const out: PendingWindow[] = [];
+    while (out.length < n && waiting.length > 0) {
+      const w = (fromEnd ? waiting.pop() : waiting.shift()) as PendingWindow;
+      if (w.signal.aborted) w.reject(abortReason(w.signal));
+      else out.push(w);
+    }
+    return fromEnd ? out.reverse() : out;
   };
+
+  const post = (): void => {
+    while (posted < pool.size && waiting.length > 0) {
+      const chunk = take(CHUNK_WINDOWS, false);
+      if (chunk.length === 0) continue;
+      posted++;
+      pool
+        .run(chunk.map((w) => w.text))
+        .then(
+          (list) =>
+            chunk.forEach((w, i) => {
+              const a = list[i] as WindowAnswer;
+              w.resolve(a.signals ? attachScoreSignals(a.scores, a.signals) : a.scores);
+            }),
+          (err: unknown) => {
+            const e = err instanceof Error ? err : new Error(String(err));
+            for (const w of chunk) w.reject(e);
+          },
+        )
+        .finally(() => {
+          posted--;
+          post();
+        });
+    }
+    if (inlineSlice > 0 && waiting.length > 0 && !helping) {
+      helping = true;
+      setImmediate(help);
+    }
+  };
+
+  /** The calling thread's turn: up to inlineSlice windows from the end of the queue. */
+  const help = (): void => {
+    helping = false;
+    if (closed) return;
+    for (const w of take(inlineSlice, true)) {
+      try {
+        w.resolve(model.scoreWindow(w.text));
+        helped++;
+      } catch (err) {
+        w.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    post();
+  };
+
   return {
     name: inline.name,
     types: inline.types,
     local: true,
     pool,
+    get helped() {
+      return helped;
+    },
     classify: (text, signal) => inline.classify(text, signal),
     classifyMany(texts, signals) {
       if (texts.length < minWindows) return texts.map((t, i) => inline.classify(t, signals[i] as AbortSignal));
-      const out: Array<Promise<ClassifierScores>> = [];
-      for (let i = 0; i < texts.length; i += CHUNK_WINDOWS) {
-        out.push(...chunk(texts.slice(i, i + CHUNK_WINDOWS), signals.slice(i, i + CHUNK_WINDOWS)));
-      }
+      if (closed) return texts.map(() => Promise.reject(new Error('classifier worker pool is closed')));
+      const out = texts.map((text, i) => {
+        const signal = signals[i] as AbortSignal;
+        // A full queue: scored inline, as without a pool.
+        if (waiting.length >= maxWaiting) return Promise.resolve().then(() => inline.classify(text, signal));
+        const p = new Promise<ClassifierScores>((resolve, reject) => waiting.push({ text, signal, resolve, reject }));
+        p.catch(() => undefined);
+        return p;
+      });
+      post();
       return out;
     },
-    close: () => pool.close(),
+    close: async () => {
+      closed = true;
+      const err = new Error('classifier worker pool is closed');
+      for (const w of waiting.splice(0)) w.reject(err);
+      await pool.close();
+    },
   };
 }
 
