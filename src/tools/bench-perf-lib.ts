@@ -330,3 +330,16 @@ export function benignPrompt(i: number, seed = 17): string {
   }
   return text;
 }
+
+/** 1 MB of benign prose (1,000,000 characters: the most `/v1/detect` takes), different for every `i`. */
+export const MB = 1_000_000;
+export function benignMegabyte(i: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let k = 0; size < MB; k++) {
+    const p = benignPrompt(i * 100_000 + k);
+    parts.push(p);
+    size += p.length + 1;
+  }
+  return parts.join('\n').slice(0, MB);
+}

@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { configureDefaultPolicy, quantile, r2, ROOT, start, treeCpuMs, treeRssMb } from './bench-procs';
-import { benignPrompt, range, renderDetails, renderTable, rows, type Lat, type PerfRun, type SystemId, type SystemRun } from './bench-perf-lib';
+import { configureDefaultPolicy, freePort, quantile, r2, ROOT, start, startHealthy, treeCpuMs, treeRssMb } from './bench-procs';
+import { benignMegabyte, benignPrompt, range, renderDetails, renderTable, rows, type Lat, type PerfRun, type SystemId, type SystemRun } from './bench-perf-lib';
 import { replaceSection } from './results-sections';
 
 /**
@@ -63,51 +62,6 @@ const HEADING = '## Performance v2: side by side (npm run bench:perf)';
 const MARKER = '<!-- bench:perf output ends here; the text below it is kept when the benchmark rewrites the section -->';
 
 // ---------------------------------------------------------------------------------------------- processes
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((res) => s.listen(0, '127.0.0.1', res));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((res) => s.close(res));
-  return port;
-}
-
-/** Spawns `node <args>` and waits until every URL answers 200; resolves with the time from spawn to then. */
-async function startHealthy(args: string[], childEnv: Record<string, string>, urls: string[], timeoutMs: number): Promise<{ child: ChildProcess; ms: number }> {
-  const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: env.PATH ?? '', ...childEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-4000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  let exited: number | null | undefined;
-  child.on('exit', (code) => (exited = code));
-  const deadline = Date.now() + timeoutMs;
-  for (const url of urls) {
-    for (;;) {
-      if (exited !== undefined) throw new Error(`${args.join(' ')} exited ${exited}: ${tail}`);
-      if (Date.now() > deadline) {
-        child.kill('SIGTERM');
-        throw new Error(`${args.join(' ')} not healthy after ${timeoutMs} ms (${url}): ${tail}`);
-      }
-      try {
-        const res = await request(url, { headersTimeout: 2000, bodyTimeout: 2000 });
-        await res.body.text();
-        if (res.statusCode === 200) break;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  // From here on the output (a log line per request at info) is drained and dropped.
-  child.stdout!.off('data', keep);
-  child.stderr!.off('data', keep);
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return { child, ms };
-}
 
 // ------------------------------------------------------------------------------------------------ traffic
 
@@ -235,19 +189,6 @@ async function concurrentStreams(t: Target, n: number): Promise<{ n: number; com
   return { n, complete: counts.get('complete') ?? 0, outcome };
 }
 
-/** 1 MB of benign prose (1,000,000 characters: the most `/v1/detect` takes), different for every `i`. */
-const MB = 1_000_000;
-function megabyte(i: number): string {
-  const parts: string[] = [];
-  let size = 0;
-  for (let k = 0; size < MB; k++) {
-    const p = benignPrompt(i * 100_000 + k);
-    parts.push(p);
-    size += p.length + 1;
-  }
-  return parts.join('\n').slice(0, MB);
-}
-
 /**
  * DETECT_1MB sequential calls after one warm-up. A failed call (not 200) is counted, not fatal; failures
  * and blocked verdicts on the benign text come back as one note each (count, times, the first answer).
@@ -257,7 +198,7 @@ async function detect1mb(gateway: string, auth: Record<string, string>): Promise
   const failed: Array<{ ms: number; text: string }> = [];
   const blocked: string[] = [];
   for (let i = 0; i <= DETECT_1MB; i++) {
-    const body = JSON.stringify({ content: megabyte(requestNo++), direction: 'input' });
+    const body = JSON.stringify({ content: benignMegabyte(requestNo++), direction: 'input' });
     const t0 = process.hrtime.bigint();
     const res = await request(`${gateway}/v1/detect`, { method: 'POST', headers: auth, body, headersTimeout: 120_000, bodyTimeout: 120_000 });
     const text = await res.body.text();

@@ -1,4 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DetectionPolicy, DetectorEntry } from '../shared/policy';
@@ -169,4 +171,49 @@ export function blockPolicy(types: readonly string[], cacheKey: string): Detecti
     denyList: { entries: [], match_type: 'contains' },
     customDetectors: [],
   };
+}
+
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((res) => s.listen(0, '127.0.0.1', res));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((res) => s.close(res));
+  return port;
+}
+
+/** Spawns `node <args>` and waits until every URL answers 200; resolves with the time from spawn to then. */
+export async function startHealthy(args: string[], childEnv: Record<string, string>, urls: string[], timeoutMs: number): Promise<{ child: ChildProcess; ms: number }> {
+  const t0 = process.hrtime.bigint();
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...childEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-4000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  let exited: number | null | undefined;
+  child.on('exit', (code) => (exited = code));
+  const deadline = Date.now() + timeoutMs;
+  for (const url of urls) {
+    for (;;) {
+      if (exited !== undefined) throw new Error(`${args.join(' ')} exited ${exited}: ${tail}`);
+      if (Date.now() > deadline) {
+        child.kill('SIGTERM');
+        throw new Error(`${args.join(' ')} not healthy after ${timeoutMs} ms (${url}): ${tail}`);
+      }
+      try {
+        const res = await request(url, { headersTimeout: 2000, bodyTimeout: 2000 });
+        await res.body.text();
+        if (res.statusCode === 200) break;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  // From here on the output (a log line per request at info) is drained and dropped.
+  child.stdout!.off('data', keep);
+  child.stderr!.off('data', keep);
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return { child, ms };
 }
