@@ -47,10 +47,53 @@ export const DEFAULT_POOL_MIN_WINDOWS = 8;
 /** Windows per chunk posted to a worker: small enough to share out and cancel, large enough to amortise a post. */
 export const CHUNK_WINDOWS = 16;
 
-/** What a worker answers per window: the scores and, when a heuristic decided a type, which one. */
-interface WindowAnswer {
-  scores: ClassifierScores;
-  signals?: Partial<Record<ClassifierType, string>>;
+/**
+ * What a worker answers for a chunk: every window's score per type, packed (window w, type t at
+ * w · CLASSIFIER_TYPES.length + t; NaN = no score for the type), and the heuristic signals that decided a
+ * type as [window, type index, signal]. One typed array crosses the thread boundary instead of an object
+ * per window (the structured clone of 16 score objects cost about as much as a window's n-gram hashing).
+ */
+export interface ChunkAnswer {
+  scores: Float64Array;
+  signals: Array<[number, number, string]>;
+}
+
+/** The worker's side of ChunkAnswer: the same numbers and signals scoreWindow returned. */
+export function packScores(list: readonly ClassifierScores[]): ChunkAnswer {
+  const k = CLASSIFIER_TYPES.length;
+  const scores = new Float64Array(list.length * k);
+  const signals: ChunkAnswer['signals'] = [];
+  list.forEach((s, w) => {
+    for (let t = 0; t < k; t++) {
+      const type = CLASSIFIER_TYPES[t] as ClassifierType;
+      scores[w * k + t] = s[type] ?? NaN;
+      const signal = scoreSignalOf(s, type);
+      if (signal !== undefined) signals.push([w, t, signal]);
+    }
+  });
+  return { scores, signals };
+}
+
+/** The detection thread's side: one ClassifierScores per window, signals attached as scoreWindow attaches them. */
+export function unpackScores(answer: ChunkAnswer, windows: number): ClassifierScores[] {
+  const k = CLASSIFIER_TYPES.length;
+  const out: ClassifierScores[] = [];
+  for (let w = 0; w < windows; w++) {
+    const s: ClassifierScores = {};
+    for (let t = 0; t < k; t++) {
+      const v = answer.scores[w * k + t] as number;
+      if (!Number.isNaN(v)) s[CLASSIFIER_TYPES[t] as ClassifierType] = v;
+    }
+    out.push(s);
+  }
+  const signals = new Map<number, Partial<Record<ClassifierType, string>>>();
+  for (const [w, t, signal] of answer.signals) {
+    const forWindow = signals.get(w) ?? {};
+    forWindow[CLASSIFIER_TYPES[t] as ClassifierType] = signal;
+    signals.set(w, forWindow);
+  }
+  for (const [w, forWindow] of signals) attachScoreSignals(out[w] as ClassifierScores, forWindow);
+  return out;
 }
 
 /** One window waiting to be scored (by a worker or by the calling thread). */
@@ -65,7 +108,7 @@ export const BUILTIN_WORKER_SOURCE = `require(${JSON.stringify(compiledModulePat
 
 export interface PooledClassifierBackend extends ClassifierBackend {
   classifyMany(texts: readonly string[], signals: readonly AbortSignal[]): Array<Promise<ClassifierScores>>;
-  readonly pool: WorkerPool<string[], WindowAnswer[]>;
+  readonly pool: WorkerPool<string[], ChunkAnswer>;
   /** Windows scored by the calling thread while they waited for a worker (tests and benchmarks count them). */
   readonly helped: number;
   close(): Promise<void>;
@@ -87,7 +130,7 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
   const minWindows = options.minWindows ?? DEFAULT_POOL_MIN_WINDOWS;
   const maxWaiting = (options.maxQueue ?? 256) * CHUNK_WINDOWS;
   const inlineSlice = options.inlineSlice ?? 0;
-  const pool = new WorkerPool<string[], WindowAnswer[]>({
+  const pool = new WorkerPool<string[], ChunkAnswer>({
     name: 'classifier',
     source: options.workerSource ?? BUILTIN_WORKER_SOURCE,
     size: options.size,
@@ -118,11 +161,10 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
       pool
         .run(chunk.map((w) => w.text))
         .then(
-          (list) =>
-            chunk.forEach((w, i) => {
-              const a = list[i] as WindowAnswer;
-              w.resolve(a.signals ? attachScoreSignals(a.scores, a.signals) : a.scores);
-            }),
+          (answer) => {
+            const list = unpackScores(answer, chunk.length);
+            chunk.forEach((w, i) => w.resolve(list[i] as ClassifierScores));
+          },
           (err: unknown) => {
             const e = err instanceof Error ? err : new Error(String(err));
             for (const w of chunk) w.reject(e);
@@ -189,15 +231,5 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
 /** The worker thread's side (run through BUILTIN_WORKER_SOURCE; not for direct use). */
 export function runBuiltinClassifierWorker(): void {
   const model = loadBuiltinModel();
-  serveWorkerTasks<string[], WindowAnswer[]>((texts) =>
-    texts.map((text) => {
-      const scores = model.scoreWindow(text);
-      let signals: Partial<Record<ClassifierType, string>> | undefined;
-      for (const type of CLASSIFIER_TYPES) {
-        const s = scoreSignalOf(scores, type);
-        if (s !== undefined) (signals ??= {})[type] = s;
-      }
-      return signals ? { scores: { ...scores }, signals } : { scores: { ...scores } };
-    }),
-  );
+  serveWorkerTasks<string[], ChunkAnswer>((texts) => packScores(texts.map((text) => model.scoreWindow(text))));
 }

@@ -1,6 +1,6 @@
-import { CLASSIFIER_TYPES, type ClassifierType } from '../../../../src/detection/classifiers/backend';
+import { attachScoreSignals, CLASSIFIER_TYPES, scoreSignalOf, type ClassifierScores, type ClassifierType } from '../../../../src/detection/classifiers/backend';
 import { createBuiltinBackend } from '../../../../src/detection/classifiers/builtin/builtin-backend';
-import { BUILTIN_WORKER_SOURCE, createPooledBuiltinBackend, type PooledClassifierBackend } from '../../../../src/detection/classifiers/builtin/builtin-pool';
+import { BUILTIN_WORKER_SOURCE, createPooledBuiltinBackend, packScores, unpackScores, type PooledClassifierBackend } from '../../../../src/detection/classifiers/builtin/builtin-pool';
 import { classifierDetectorFactory } from '../../../../src/detection/classifiers/classifier-detector';
 import { ClassifierRouter } from '../../../../src/detection/classifiers/router';
 import { windowSpans } from '../../../../src/detection/classifiers/windows';
@@ -72,6 +72,24 @@ describe('builtin classifier worker pool', () => {
     expect(signalled).toBeGreaterThan(0);
     // One batch for the text (15 types share it), cut into chunks of at most 16 windows.
     expect(backend.pool.dispatched).toBe(Math.ceil(windowSpans(text.length).length / 16));
+  });
+
+  it('the packed worker answer carries the same numbers, missing types and deciding signals as the score objects', () => {
+    const model = createBuiltinBackend();
+    const texts = [ATTACK, generateProse({ seed: 31, length: 2_000 }), 'hi'];
+    return Promise.all(texts.map((t) => model.classify(t, signal()))).then((list) => {
+      const partial: ClassifierScores = attachScoreSignals({ prompt_attack: 0.5, jailbreak: -0 }, { jailbreak: 'heuristic:x' });
+      const all = [...list, partial];
+      const back = unpackScores(packScores(all), all.length);
+      expect(back).toEqual(all);
+      for (const [i, s] of all.entries()) {
+        for (const type of CLASSIFIER_TYPES) {
+          expect(Object.is(back[i]?.[type], s[type])).toBe(true);
+          expect(scoreSignalOf(back[i], type)).toBe(scoreSignalOf(s, type));
+        }
+      }
+      expect(all.some((s) => CLASSIFIER_TYPES.some((t) => scoreSignalOf(s, t) !== undefined))).toBe(true);
+    });
   });
 
   it('with the detection thread helping (inlineSlice), every window still scores exactly as inline, shared between both threads', async () => {
