@@ -53,12 +53,12 @@ interface Round {
   window: [number, number];
 }
 
-let textNo = FIRST_TEXT;
 /** After the last call: its deferred audit work (token count in its worker) is left to finish. */
 const SETTLE_MS = 500;
 const micros = () => Number(process.hrtime.bigint() / 1000n);
 
-async function round(config: string, profDir: string | undefined): Promise<Round> {
+/** One fresh process, CALLS + 1 calls with texts firstText, firstText + 1, … (every configuration of a round gets the same texts). */
+async function round(config: string, profDir: string | undefined, firstText: number): Promise<Round> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-bench-1mb-'));
   const [port, sensorPort] = [await freePort(), await freePort()];
   const key = `svc_sk_${randomBytes(24).toString('hex').slice(0, 40)}`;
@@ -76,7 +76,7 @@ async function round(config: string, profDir: string | undefined): Promise<Round
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     await configureDefaultPolicy(gateway, auth, (types) => types.map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })));
     const out: Round = { wall: [], cpu: 0, blocked: 0, multiView: 0, load: loadavg()[0] as number, window: [0, 0] };
-    const texts = Array.from({ length: CALLS + 1 }, () => benignMegabyte(textNo++));
+    const texts = Array.from({ length: CALLS + 1 }, (_, i) => benignMegabyte(firstText + i));
     const bodies = texts.map((content) => JSON.stringify({ content, direction: 'input' }));
     out.multiView = texts.slice(1).filter((t) => buildViewSet(t).views.length > 1).length;
     let cpu0 = 0;
@@ -120,6 +120,7 @@ const STAGES: Array<[RegExp, string]> = [
   [/classifiers\/builtin\/(heuristics|triggers|lexicons|text-prep)/, 'classifier: text prep, triggers, heuristics, lexicons'],
   [/classifiers\/builtin\//, 'classifier: other'],
   [/classifiers\//, 'classifier plumbing (router, shared calls, windows)'],
+  [/shared\/(o200k|tokens|token-counter)/, 'audit token count'],
   [/shared\/worker-pool/, 'worker pool messaging'],
   [/detection\/detectors\//, 'signature detectors'],
   [/detection\/normalize/, 'normalisation (views)'],
@@ -177,7 +178,7 @@ async function main(): Promise<void> {
     for (const config of CONFIGS) {
       const profDir = PROF_DIR ? join(PROF_DIR, `${r}-${config.replace(/[^A-Za-z0-9=_-]+/g, '_') || 'default'}`) : undefined;
       if (profDir) mkdirSync(profDir, { recursive: true });
-      const res = await round(config, profDir);
+      const res = await round(config, profDir, FIRST_TEXT + (r - 1) * (CALLS + 1));
       results.get(config)!.push(res);
       process.stderr.write(`round ${r} [${config || 'defaults'}]: wall ${res.wall.join(', ')} ms; CPU ${res.cpu} ms per call; ${res.multiView} with a canonical view; ${res.blocked} blocked; load ${res.load.toFixed(2)}\n`);
       if (profDir) {
