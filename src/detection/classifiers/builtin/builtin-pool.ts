@@ -210,8 +210,9 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
       if (closed) return texts.map(() => Promise.reject(new Error('classifier worker pool is closed')));
       const out = texts.map((text, i) => {
         const signal = signals[i] as AbortSignal;
-        // A full queue: scored inline, as without a pool.
-        if (waiting.length >= maxWaiting) return Promise.resolve().then(() => inline.classify(text, signal));
+        // A full queue (maxQueue chunks waiting beyond the ones the idle workers take next): scored inline,
+        // as without a pool.
+        if (waiting.length >= maxWaiting + (pool.size - posted) * CHUNK_WINDOWS) return Promise.resolve().then(() => inline.classify(text, signal));
         const p = new Promise<ClassifierScores>((resolve, reject) => waiting.push({ text, signal, resolve, reject }));
         p.catch(() => undefined);
         return p;
