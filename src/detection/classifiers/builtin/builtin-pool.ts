@@ -1,6 +1,7 @@
 import { attachScoreSignals, scoreSignalOf, CLASSIFIER_TYPES, type ClassifierBackend, type ClassifierScores, type ClassifierType } from '../backend';
 import { compiledModulePath, serveWorkerTasks, WorkerPool } from '../../../shared/worker-pool';
 import { createBuiltinBackend, loadBuiltinModel } from './builtin-backend';
+import { availableParallelism, loadavg } from 'node:os';
 
 /**
  * The builtin backend with a worker pool for large texts. A 1 MB text is ~580 windows of ~1 ms of CPU
@@ -21,7 +22,8 @@ import { createBuiltinBackend, loadBuiltinModel } from './builtin-backend';
  *
  * With `inlineSlice` > 0 the detection thread scores windows of the queue too, a few per turn of its
  * event loop, so a 1 MB text uses every core (on 2 cores: one worker and the detection thread) instead of
- * leaving the detection thread idle once its signature detectors are done.
+ * leaving the detection thread idle once its signature detectors are done; only while the machine has a
+ * core to spare (`spareCore`: the load average below the core count).
  */
 
 /** The pool always scores with the committed model (what the workers load). */
@@ -39,11 +41,22 @@ export interface BuiltinPoolOptions {
    * deployment's CLASSIFIER_INLINE_SLICE).
    */
   inlineSlice?: number;
+  /**
+   * Whether the machine has a core to spare for the calling thread's help, asked before each turn.
+   * Default: the 1-minute load average is below the number of cores (with another process holding a
+   * core, a third compute-bound thread made a 1 MB scan slower, not faster: bench/RESULTS.md).
+   */
+  spareCore?: () => boolean;
   /** Worker source (tests wrap the default one); default WORKER_SOURCE. */
   workerSource?: string;
 }
 
 export const DEFAULT_POOL_MIN_WINDOWS = 8;
+
+/** A core to spare: the 1-minute load average is below the core count. */
+export function loadBelowCores(): boolean {
+  return (loadavg()[0] as number) < availableParallelism();
+}
 /** Windows per chunk posted to a worker: small enough to share out and cancel, large enough to amortise a post. */
 export const CHUNK_WINDOWS = 16;
 
@@ -130,6 +143,7 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
   const minWindows = options.minWindows ?? DEFAULT_POOL_MIN_WINDOWS;
   const maxWaiting = (options.maxQueue ?? 256) * CHUNK_WINDOWS;
   const inlineSlice = options.inlineSlice ?? 0;
+  const spareCore = options.spareCore ?? loadBelowCores;
   const pool = new WorkerPool<string[], ChunkAnswer>({
     name: 'classifier',
     source: options.workerSource ?? BUILTIN_WORKER_SOURCE,
@@ -184,7 +198,8 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
   /** The calling thread's turn: up to inlineSlice windows from the end of the queue. */
   const help = (): void => {
     helping = false;
-    if (closed) return;
+    // No core to spare: asked again when a worker answers (post), never in a loop of its own.
+    if (closed || !spareCore()) return;
     for (const w of take(inlineSlice, true)) {
       try {
         w.resolve(model.scoreWindow(w.text));

@@ -47,6 +47,8 @@ describe('builtin classifier worker pool', () => {
       minWindows: options.minWindows ?? MIN_WINDOWS,
       workerSource: options.workerSource,
       inlineSlice: options.inlineSlice,
+      // Whatever else runs on the test machine.
+      spareCore: () => true,
     });
     pools.push(backend);
     return backend;
@@ -129,6 +131,20 @@ describe('builtin classifier worker pool', () => {
     expect(await viaPool.scoreWindows('prompt_attack', text, signal())).toEqual(await inline.scoreWindows('prompt_attack', text, signal()));
     expect(backend.pool.dispatched).toBe(1);
     expect(backend.helped).toBe(0);
+  });
+
+  it('without a core to spare the detection thread does not help (and does not spin): the workers score everything', async () => {
+    let asked = 0;
+    const backend = createPooledBuiltinBackend({ size: 1, minWindows: MIN_WINDOWS, inlineSlice: 4, spareCore: () => (asked++, false) });
+    pools.push(backend);
+    const text = corpus(41);
+    const inline = new ClassifierRouter({ backends: [createBuiltinBackend()] });
+    expect(await new ClassifierRouter({ backends: [backend] }).scoreWindows('jailbreak', text, signal())).toEqual(await inline.scoreWindows('jailbreak', text, signal()));
+    expect(backend.helped).toBe(0);
+    expect(backend.pool.dispatched).toBe(Math.ceil(windowSpans(text.length).length / 16));
+    // Asked once when the batch was queued and again when each chunk came back, not in a loop.
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThanOrEqual(backend.pool.dispatched + 1);
   });
 
   it('close() rejects the windows still waiting and stops the detection thread helping', async () => {
