@@ -2,6 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EvalReport, TypeReport } from '../detection/classifiers/builtin/training/evaluation';
 import type { Manifest } from '../detection/classifiers/builtin/training/manifest';
+import type { BuiltinModel } from '../detection/classifiers/builtin/builtin-model';
+import type { BuiltinArtefact } from '../detection/classifiers/builtin/model-format';
+import { scoreDocument } from '../detection/classifiers/builtin/document-scoring';
+import { THRESHOLD_CUTOFFS } from '../detection/decide';
 
 /**
  * bench/CLASSIFIERS.md: written by `npm run eval:classifiers` (everything but the speed section) and by
@@ -12,6 +16,27 @@ import type { Manifest } from '../detection/classifiers/builtin/training/manifes
 /** The package root, from src/tools (ts) or dist/tools (compiled). */
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 export const REPORT_FILE = path.join(PACKAGE_ROOT, 'bench', 'CLASSIFIERS.md');
+/** The committed artefact and the training data's default place (`--data <dir>` overrides it). */
+export const MODEL_DIR = path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model');
+export const DEFAULT_DATA_DIR = path.join(PACKAGE_ROOT, '..', 'shared', 'datasets');
+
+/** The value after `--name` on the command line of the classifier tools. */
+export function cliArg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+let committed: BuiltinArtefact | undefined;
+/** The committed model.json, read once (the evaluations reuse its heads they do not retrain). */
+export function committedArtefact(): BuiltinArtefact {
+  committed ??= JSON.parse(fs.readFileSync(path.join(MODEL_DIR, 'model.json'), 'utf8')) as BuiltinArtefact;
+  return committed;
+}
+
+/** Whether some moderated_content type reaches L2 on the text (production scoring path). */
+export function moderationFlagged(model: BuiltinModel, text: string): boolean {
+  return Object.entries(scoreDocument(model, text)).some(([t, v]) => t.startsWith('moderated_content/') && typeof v === 'number' && v >= THRESHOLD_CUTOFFS.L2);
+}
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
 const num = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');

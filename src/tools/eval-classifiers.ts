@@ -7,7 +7,7 @@ import { assignSplits } from '../detection/classifiers/builtin/training/split';
 import { WINDOW_OVERLAP, WINDOW_SIZE } from '../detection/classifiers/windows';
 import { THRESHOLD_CUTOFFS } from '../detection/decide';
 import { DESIGN_NOTES } from './classifier-design';
-import { lengthTable, levelTable, mainTable, manifestSection, sourceTable, TARGETS, writeReport, PACKAGE_ROOT } from './classifier-report';
+import { cliArg as arg, DEFAULT_DATA_DIR, lengthTable, levelTable, mainTable, manifestSection, MODEL_DIR, sourceTable, TARGETS, writeReport } from './classifier-report';
 
 /**
  * `npm run eval:classifiers`: the committed builtin model on the held-out split of ../shared/datasets
@@ -15,15 +15,10 @@ import { lengthTable, levelTable, mainTable, manifestSection, sourceTable, TARGE
  * Prints the table and writes bench/CLASSIFIERS.md (keeping its speed section).
  */
 
-const MANIFEST = path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model', 'manifest.json');
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
+const MANIFEST = path.join(MODEL_DIR, 'manifest.json');
 
 function main(): void {
-  const dataDir = path.resolve(arg('data') ?? path.join(PACKAGE_ROOT, '..', 'shared', 'datasets'));
+  const dataDir = path.resolve(arg('data') ?? DEFAULT_DATA_DIR);
   const manifest = readManifest(MANIFEST);
   const data = loadDatasets(dataDir);
   const stale = data.files.filter((f) => manifest.data.files.find((m) => m.file === f.file)?.sha256 !== f.sha256);

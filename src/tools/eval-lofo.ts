@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BuiltinModel } from '../detection/classifiers/builtin/builtin-model';
-import type { BuiltinArtefact } from '../detection/classifiers/builtin/model-format';
 import { scoreDocument } from '../detection/classifiers/builtin/document-scoring';
-import { loadDatasets, type Row } from '../detection/classifiers/builtin/training/dataset';
+import { EVALUATION_FIXTURE, loadDatasets, type Row } from '../detection/classifiers/builtin/training/dataset';
 import { benignGroupOf, familyOf, SOURCE_FAMILIES, type BenignGroup } from '../detection/classifiers/builtin/training/families';
 import { assignSplits } from '../detection/classifiers/builtin/training/split';
 import { ATTACK_HEADS } from '../detection/classifiers/builtin/builtin-model';
@@ -12,7 +11,7 @@ import { heldoutHarmfulRequests, heldoutWrapped } from '../detection/classifiers
 import { generateSuffix, SUFFIX_STYLES, withSuffix } from './suffix-generator';
 import { THRESHOLD_CUTOFFS } from '../detection/decide';
 import type { Threshold } from '../shared/policy';
-import { PACKAGE_ROOT, writeSection } from './classifier-report';
+import { cliArg as arg, committedArtefact, DEFAULT_DATA_DIR, moderationFlagged, writeSection } from './classifier-report';
 import { prng } from './text-corpus';
 
 /**
@@ -30,7 +29,6 @@ import { prng } from './text-corpus';
  */
 
 const LEVELS: readonly Threshold[] = ['L1', 'L2', 'L3', 'L4'];
-const EVERYDAY_FILE = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'classifiers', 'everyday-prompts.json');
 
 interface Everyday {
   short_turns: string[];
@@ -54,17 +52,6 @@ interface FoldResult {
   seconds: number;
 }
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-/** The committed model: its moderation heads (trained on the usual split) serve the stacking signal in every fold. */
-let committed: BuiltinArtefact | undefined;
-function committedArtefact(): BuiltinArtefact {
-  committed ??= JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model', 'model.json'), 'utf8')) as BuiltinArtefact;
-  return committed;
-}
 
 function attackScore(model: BuiltinModel, text: string): number {
   const s = scoreDocument(model, text);
@@ -88,6 +75,7 @@ interface Extra {
 
 function runFold(name: string, rows: Row[], testAttacks: Row[], everyday: Everyday, log: (m: string) => void, extra?: Extra): FoldResult {
   const started = Date.now();
+  // The committed model's moderation heads (trained on the usual split) serve the stacking signal in every fold.
   const { artefact } = trainAll(rows, () => undefined, ATTACK_HEADS, committedArtefact());
   const model = new BuiltinModel(artefact);
   const attackScores = testAttacks.map((r) => attackScore(model, r.text));
@@ -121,18 +109,13 @@ function runFold(name: string, rows: Row[], testAttacks: Row[], everyday: Everyd
   return result;
 }
 
-function moderationFlags(model: BuiltinModel, text: string): boolean {
-  const s = scoreDocument(model, text);
-  return Object.entries(s).some(([t, v]) => t.startsWith('moderated_content/') && v >= THRESHOLD_CUTOFFS.L2);
-}
-
 function moderationCheck(model: BuiltinModel, rows: readonly Row[], everyday: Everyday): NonNullable<FoldResult['moderation']> {
   const ordinary = rows.filter((r) => r.split === 'heldout' && benignGroupOf(r) === 'ordinary');
   return {
     ordinaryRows: ordinary.length + everyday.prompts.length,
-    ordinaryFlagged: ordinary.filter((r) => moderationFlags(model, r.text)).length + everyday.prompts.filter((p) => moderationFlags(model, p)).length,
-    everydayFlagged: everyday.prompts.filter((p) => moderationFlags(model, p)),
-    topicFlagged: everyday.topic_questions.filter((q) => moderationFlags(model, q)),
+    ordinaryFlagged: ordinary.filter((r) => moderationFlagged(model, r.text)).length + everyday.prompts.filter((p) => moderationFlagged(model, p)).length,
+    everydayFlagged: everyday.prompts.filter((p) => moderationFlagged(model, p)),
+    topicFlagged: everyday.topic_questions.filter((q) => moderationFlagged(model, q)),
   };
 }
 
@@ -205,14 +188,14 @@ function render(results: readonly FoldResult[], started: string): string {
 }
 
 function main(): void {
-  const dataDir = path.resolve(arg('data') ?? path.join(PACKAGE_ROOT, '..', 'shared', 'datasets'));
+  const dataDir = path.resolve(arg('data') ?? DEFAULT_DATA_DIR);
   const wanted = arg('folds')?.split(',');
   const t0 = Date.now();
   const log = (m: string) => console.log(`[lofo ${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}`);
   const data = loadDatasets(dataDir);
   assignSplits(data.rows);
   const rows = data.rows.filter((r) => r.file === 'injection');
-  const everyday = JSON.parse(fs.readFileSync(EVERYDAY_FILE, 'utf8')) as Everyday;
+  const everyday = JSON.parse(fs.readFileSync(EVALUATION_FIXTURE, 'utf8')) as Everyday;
   const results: FoldResult[] = [];
   if (!wanted || wanted.includes('usual')) {
     const wrapped = heldoutWrapped(data.rows).map((w) => w.text);

@@ -1,7 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { BuiltinModel } from '../detection/classifiers/builtin/builtin-model';
-import type { BuiltinArtefact } from '../detection/classifiers/builtin/model-format';
 import { scoreDocument } from '../detection/classifiers/builtin/document-scoring';
 import { BLIND_EVALUATION_FIXTURE, EVALUATION_FIXTURE, fixtureLists, loadDatasets, type Row } from '../detection/classifiers/builtin/training/dataset';
 import { benignGroupOf, type BenignGroup } from '../detection/classifiers/builtin/training/families';
@@ -9,7 +7,7 @@ import { assignSplits } from '../detection/classifiers/builtin/training/split';
 import { trainAll } from '../detection/classifiers/builtin/training/trainer';
 import { HEADS, moderationType, type HeadName } from '../detection/classifiers/builtin/taxonomy';
 import { THRESHOLD_CUTOFFS } from '../detection/decide';
-import { PACKAGE_ROOT, writeSection } from './classifier-report';
+import { cliArg as arg, committedArtefact, DEFAULT_DATA_DIR, moderationFlagged, writeSection } from './classifier-report';
 
 /**
  * `npm run eval:moderation`: leave-one-source-family-out evaluation of the builtin moderation heads.
@@ -73,23 +71,10 @@ interface FoldResult {
 
 const L2 = THRESHOLD_CUTOFFS.L2;
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-let committed: BuiltinArtefact | undefined;
-function committedArtefact(): BuiltinArtefact {
-  committed ??= JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model', 'model.json'), 'utf8')) as BuiltinArtefact;
-  return committed;
-}
-
 function moderationScores(model: BuiltinModel, text: string): Record<string, number> {
   const s = scoreDocument(model, text);
   return Object.fromEntries(Object.entries(s).filter(([t, v]) => t.startsWith('moderated_content/') && typeof v === 'number')) as Record<string, number>;
 }
-
-const flaggedAny = (s: Record<string, number>) => Object.values(s).some((v) => v >= L2);
 
 function runFold(name: string, rows: Row[], testRows: readonly Row[], familyBenign: readonly Row[], fixture: Fixture, log: (m: string) => void): FoldResult {
   const started = Date.now();
@@ -100,7 +85,7 @@ function runFold(name: string, rows: Row[], testRows: readonly Row[], familyBeni
   for (const r of testRows) {
     const s = moderationScores(model, r.text);
     if (r.labels.some((c) => (s[moderationType(c as never)] ?? 0) >= L2)) own++;
-    if (flaggedAny(s)) any++;
+    if (Object.values(s).some((v) => v >= L2)) any++;
   }
   const benign: FoldResult['benign'] = { ordinary: { rows: 0, flagged: 0 }, 'injection-looking': { rows: 0, flagged: 0 } };
   for (const r of rows) {
@@ -108,15 +93,15 @@ function runFold(name: string, rows: Row[], testRows: readonly Row[], familyBeni
     const g = benignGroupOf(r);
     if (!g) continue;
     benign[g].rows++;
-    if (flaggedAny(moderationScores(model, r.text))) benign[g].flagged++;
+    if (moderationFlagged(model, r.text)) benign[g].flagged++;
   }
-  const fixtureFlags: Fixture = Object.fromEntries(Object.entries(fixture).map(([l, texts]) => [l, texts.filter((t) => flaggedAny(moderationScores(model, t)))]));
+  const fixtureFlags: Fixture = Object.fromEntries(Object.entries(fixture).map(([l, texts]) => [l, texts.filter((t) => moderationFlagged(model, t))]));
   const result: FoldResult = {
     fold: name,
     positives: testRows.length,
     recallOwn: own / Math.max(1, testRows.length),
     recallAny: any / Math.max(1, testRows.length),
-    familyBenign: { rows: familyBenign.length, flagged: familyBenign.filter((r) => flaggedAny(moderationScores(model, r.text))).length },
+    familyBenign: { rows: familyBenign.length, flagged: familyBenign.filter((r) => moderationFlagged(model, r.text)).length },
     benign,
     fixture: fixtureFlags,
     seconds: Math.round((Date.now() - started) / 1000),
@@ -172,7 +157,7 @@ function render(results: readonly FoldResult[], fixture: Fixture, started: strin
 }
 
 function main(): void {
-  const dataDir = path.resolve(arg('data') ?? path.join(PACKAGE_ROOT, '..', 'shared', 'datasets'));
+  const dataDir = path.resolve(arg('data') ?? DEFAULT_DATA_DIR);
   const wanted = arg('folds')?.split(',');
   const t0 = Date.now();
   const log = (m: string) => console.log(`[moderation ${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}`);

@@ -8,7 +8,7 @@ import { summarise, writeManifest, type Manifest } from '../detection/classifier
 import { assignSplits, CALIBRATION_FRACTION, HELDOUT_FRACTION } from '../detection/classifiers/builtin/training/split';
 import { HASHING, LAMBDA, MAX_ITERATIONS, SOURCE_BALANCE_POWER, TOLERANCE, trainAll } from '../detection/classifiers/builtin/training/trainer';
 import { DAVIDSON_HARASSMENT_KEEP, TWEET_NEGATIVE_WEIGHT } from '../detection/classifiers/builtin/training/labels';
-import { PACKAGE_ROOT } from './classifier-report';
+import { cliArg as arg, DEFAULT_DATA_DIR, MODEL_DIR, PACKAGE_ROOT } from './classifier-report';
 import { WINDOW_OVERLAP, WINDOW_SIZE } from '../detection/classifiers/windows';
 
 /**
@@ -18,14 +18,9 @@ import { WINDOW_OVERLAP, WINDOW_SIZE } from '../detection/classifiers/windows';
  * date and timings). Takes a few minutes on one core.
  */
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
 function main(): void {
-  const dataDir = path.resolve(arg('data') ?? path.join(PACKAGE_ROOT, '..', 'shared', 'datasets'));
-  const outDir = path.resolve(arg('out') ?? path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model'));
+  const dataDir = path.resolve(arg('data') ?? DEFAULT_DATA_DIR);
+  const outDir = path.resolve(arg('out') ?? MODEL_DIR);
   const started = Date.now();
   const log = (msg: string) => console.log(`[train ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
   const data = loadDatasets(dataDir);
