@@ -13,9 +13,17 @@ import type { TcpProxy } from '../helpers/tcp-proxy';
 const onPostgres = TEST_DATABASE_URL ? describe : describe.skip;
 
 const STATEMENT_TIMEOUT_MS = 1500;
-const CONNECT_TIMEOUT_MS = 1000;
-/** The slowest a stalled call may take: the client read timeout (statement + 1 s) plus a wide margin. */
-const STALL_BOUND_MS = STATEMENT_TIMEOUT_MS + 1000 + 2500;
+/**
+ * Wide enough that a loaded 2-core CI machine still connects while the database is up (1 s once failed
+ * there with "Connection terminated due to connection timeout" before any outage was simulated).
+ */
+const CONNECT_TIMEOUT_MS = 2500;
+/**
+ * The slowest a stalled call may take: the longer of the connect and statement timeouts plus the client
+ * read margin (1 s) and a wide allowance for a loaded machine. What it rules out is waiting for the
+ * kernel's TCP timeouts (minutes), not a slow answer.
+ */
+const STALL_BOUND_MS = Math.max(STATEMENT_TIMEOUT_MS, CONNECT_TIMEOUT_MS) + 1000 + 6000;
 
 interface Answer {
   status: number;
@@ -59,11 +67,20 @@ onPostgres('PostgreSQL unreachable or stalled → 503 storage_unavailable', () =
   });
 
   const auth = () => ({ authorization: `Bearer ${svc.apiKey}` });
+  /** Storage answers (polled: the pool may be reconnecting after the previous test's outage). */
+  async function untilUp(): Promise<Answer | undefined> {
+    let back: Answer | undefined;
+    for (let i = 0; i < 100 && back?.status !== 200; i += 1) {
+      back = await call(`${svc.gatewayUrl}/v1/policies/`, { headers: auth() });
+      if (back.status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    return back;
+  }
   const gqlPolicies = (key: string) => gqlRequest(svc.gatewayUrl, key, '{ policies { count } }');
 
   it('answers 503 with Retry-After on management REST, GraphQL and uncached keys while the database is down; 200 once it is back', async () => {
     // Up: the key is resolved (and cached) and storage answers.
-    expect((await call(`${svc.gatewayUrl}/v1/policies/`, { headers: auth() })).status).toBe(200);
+    expect((await untilUp())?.status).toBe(200);
 
     await proxy!.stop();
     expectStorageUnavailable(await call(`${svc.gatewayUrl}/v1/policies/`, { headers: auth() }));
@@ -102,16 +119,11 @@ onPostgres('PostgreSQL unreachable or stalled → 503 storage_unavailable', () =
     expect(svc.logs.lines.filter((l) => l.includes('"level":50') && l.includes('request failed'))).toEqual([]);
 
     await proxy!.start();
-    let back: Answer | undefined;
-    for (let i = 0; i < 50 && back?.status !== 200; i += 1) {
-      back = await call(`${svc.gatewayUrl}/v1/policies/`, { headers: auth() });
-      if (back.status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(back?.status).toBe(200);
+    expect((await untilUp())?.status).toBe(200);
   });
 
   it('answers a stalled database within the statement timeout (503), REST and GraphQL, and recovers', async () => {
-    expect((await call(`${svc.gatewayUrl}/v1/policies/`, { headers: auth() })).status).toBe(200);
+    expect((await untilUp())?.status).toBe(200);
     proxy!.stall();
     try {
       const answers = await Promise.all([
@@ -131,11 +143,6 @@ onPostgres('PostgreSQL unreachable or stalled → 503 storage_unavailable', () =
     } finally {
       proxy!.unstall();
     }
-    let back: Answer | undefined;
-    for (let i = 0; i < 50 && back?.status !== 200; i += 1) {
-      back = await call(`${svc.gatewayUrl}/v1/policies/`, { headers: auth() });
-      if (back.status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(back?.status).toBe(200);
+    expect((await untilUp())?.status).toBe(200);
   });
 });
