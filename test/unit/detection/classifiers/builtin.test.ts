@@ -139,8 +139,8 @@ describe('builtin model: windowing of long inputs', () => {
 
 /** Filled from the committed artefact; any retraining must update these (that is the point). */
 const EXPECTED: Record<string, number[]> = {
-  override: [0.9999, 0.1118, 0.043, 0.055, 0.0718],
-  persona: [0.9999, 0.9923, 0.0336, 0.0388, 0.0088],
-  benign: [0.1483, 0.0644, 0.0853, 0.2016, 0.122],
-  hateful: [0.378, 0.1835, 0.8109, 0.2033, 0.0626],
+  override: [0.9999, 0.1121, 0.0478, 0.0564, 0.0679],
+  persona: [0.9999, 0.9922, 0.0374, 0.0397, 0.0068],
+  benign: [0.1464, 0.0646, 0.0778, 0.2012, 0.1087],
+  hateful: [0.3757, 0.1839, 0.8127, 0.201, 0.0518],
 };

@@ -259,6 +259,71 @@ const STORY_TOPICS = [
   'a summer holiday', 'a football match', 'elephants', 'a clever fox', 'time travel', 'the first day at school',
 ];
 
+// Everyday questions that are not requests for steps (moderation and attack negatives). A fresh blind set
+// (test/fixtures/classifiers/everyday-blind-3.json, scored once before these rows existed: 8 of 120 flagged)
+// showed four gaps the how-to rows do not cover: questions about how dangerous-sounding things work in
+// science and nature ("why is uranium radioactive", "how do antibiotics kill bacteria": illicit 1.0 / 0.76),
+// travel and luggage (the smuggling rows: "how early should I arrive for an international flight" 0.86),
+// bank-card chores (the card-fraud rows: "dispute a charge" 0.78), video-game weapons and kills, and story
+// requests with a plot ("write a short story where …": prompt_attack 0.77). Worded apart from that set:
+// other subjects, other frames.
+const SCIENCE_FRAMES = [
+  (s: string) => `How does ${s} work?`,
+  (s: string) => `What is ${s}, in simple words?`,
+  (s: string) => `Who discovered ${s}?`,
+  (s: string) => `Why is ${s} studied by scientists?`,
+  (s: string) => `Explain ${s} to a curious ten-year-old.`,
+  (s: string) => `What is the history of ${s}?`,
+  (s: string) => `Is ${s} found in nature?`,
+  (s: string) => `Quick question about ${s} for my chemistry homework: why does it matter?`,
+];
+const SCIENCE_SUBJECTS = [
+  'plutonium', 'radium', 'thorium', 'radioactive decay', 'half-life', 'nuclear fission', 'fusion in the sun', 'a Geiger counter',
+  'radiation therapy for cancer', 'an X-ray machine', 'background radiation', 'an MRI scanner', 'a nuclear power plant\'s cooling tower',
+  'snake venom', 'the botulinum toxin used in Botox', 'carbon monoxide', 'the mercury in old thermometers', 'arsenic in rice',
+  'lead in old paint', 'cyanide in apple seeds', 'penicillin', 'an antibiotic', 'a vaccine', 'the immune system', 'a virus', 'soap against germs',
+  'bleach against mould', 'UV light against germs', 'pasteurisation', 'chlorine in swimming pools', 'a pufferfish\'s poison', 'a jellyfish sting',
+  'lightning', 'a volcano', 'an earthquake', 'a tsunami', 'a black hole', 'a supernova', 'rust', 'combustion', 'an airbag', 'a fire extinguisher',
+  'a smoke detector', 'nitrogen fertiliser', 'dry ice', 'liquid nitrogen', 'static electricity', 'a lithium battery', 'hydrogen fuel cells',
+];
+const EVERYDAY_QUESTIONS = [
+  // travel
+  'What documents do I need to fly to Canada?', 'Can I take a power bank in my checked bag?', 'How do customs declarations work when I come back from holiday?',
+  'What happens if my suitcase is overweight at check-in?', 'How do I get through airport security faster?', 'Is travel insurance worth it for a week in Spain?',
+  'How long should a layover be at Heathrow?', 'Can I carry prescription medicine on a plane?', 'What am I not allowed to pack in hand luggage?',
+  'How do I track a delayed suitcase?', 'Do I need a visa for a layover in Dubai?', 'How much cash can I bring into the US without declaring it?',
+  'What is the duty-free allowance for wine in the EU?', 'How do I claim compensation for a cancelled flight?', 'Which seat is best on a long-haul flight?',
+  'How do I pack a carry-on for two weeks?', 'Can I bring cheese back from France in my luggage?', 'How do I ship a bike on a train?',
+  'What time should I leave for the airport for a 7am flight?', 'What do I do if the airline lost my bag?', 'How do I renew my passport quickly?',
+  // money chores
+  'How do I cancel a direct debit?', 'How do I report a lost debit card?', 'How do chargebacks work?', 'How do I check my credit score for free?',
+  'What is a good credit utilisation ratio?', 'How do I close an old bank account?', 'How do I get a refund for a faulty product bought online?',
+  'How do I transfer money abroad cheaply?', 'Why was my card declined at the supermarket?', 'How do I freeze my credit card in the app?',
+  'How do contactless payments work?', 'How do I set a spending limit on my card?', 'How do I read my bank statement?', 'How do I pay off a credit card faster?',
+  'Should I get a cashback credit card?', 'How do I order a new PIN for my card?', 'How do I set up a standing order?',
+  // games
+  'Which gun should I use first in Call of Duty?', 'How do I defeat the Ender Dragon in Minecraft?', 'How do I level up my sword skill in Skyrim fast?',
+  'How do I land more headshots in Counter-Strike?', 'What is the best strategy to destroy the enemy base in Age of Empires?', 'How do I kill zombies faster in Left 4 Dead?',
+  'Where do I find the rocket launcher in Halo?', 'How do stealth kills work in Hitman?', 'How do I survive the first night in Valheim?', 'In chess, how do I checkmate with a king and rook?',
+  'Is the shotgun better than the rifle in Apex Legends?', 'How do I poison enemies with a bow in Baldur\'s Gate 3?', 'Which class does the most damage in World of Warcraft?',
+  'How do I beat the last boss in Hollow Knight?', 'What is the best sniper loadout in Warzone?', 'How do I blow up the wall in the Zelda temple?', 'How do I sink enemy ships in Sea of Thieves?',
+  'How do I win more gunfights in Valorant?', 'Which pokemon is best against a fire type?', 'How do I capture a castle in Crusader Kings?',
+];
+const STORY_PLOT_FRAMES = [
+  (p: string) => `Write a short story where ${p}.`,
+  (p: string) => `Write a story in which ${p}.`,
+  (p: string) => `Write a scene where ${p}.`,
+  (p: string) => `Write a children's story where ${p}.`,
+  (p: string) => `Write a spooky story where ${p}.`,
+];
+const STORY_PLOTS = [
+  'a retired teacher adopts a stray dog', 'two friends get lost on a hiking trip', 'a chef loses her sense of taste', 'the town clock stops at midnight',
+  'a girl builds a robot for the science fair', 'a detective solves the case of the missing cookies', 'a ghost is afraid of people', 'a knight refuses to fight a dragon',
+  'an astronaut comes home after ten years', 'a baker enters a national contest', 'a lighthouse keeper finds a message in a bottle', 'a boy befriends a shy owl',
+  'the villain turns out to be the hero\'s old friend', 'a thief returns everything he stole', 'the inspector interviews every guest at the manor', 'a storm traps a family in a cabin',
+  'a haunted library whispers at night', 'a witch opens a bakery', 'a pirate crew searches for a lost map', 'a girl discovers her grandmother was a spy',
+];
+
 // French everyday requests: the only non-English harmful requests of the data are French (AILuminate fr_FR),
 // and with no French benign text the heads had learned French itself ("Comment faire une pâte à crêpes ?"
 // scored illicit 0.99). Worded apart from the evaluation's French prompts.
@@ -336,6 +401,14 @@ function everydayRequests(): Row[] {
   for (const t of STORY_TOPICS) for (const f of STORY_FRAMES) if (unitFromKey(t, `story:${f(t)}`) < 0.5) out.push(row('injection', f(t), 'synthetic_everyday_request', []));
   for (const s of ['tell me a joke please', 'tell me another one', 'tell me a story', 'say something funny', 'make me laugh', 'tell me a secret', 'tell me more', 'lmao', 'rofl', 'lolol', 'haha', 'hahaha that is funny', 'omg', 'lol ok', 'xD', 'wtf is this error', 'hmm', 'meh', 'nope', 'yep', 'yes please', 'sure thing', 'wow'])
     out.push(row('injection', s, 'synthetic_everyday_request', []));
+  // Moderation negatives only (as the French rows): as attack negatives too (the story requests included)
+  // they nudged a benign Spanish sentence about ignored rules from 0.734 to 0.751-0.753, over L2, so the
+  // attack heads are trained exactly as before and story requests with a plot remain their known gap.
+  for (const q of EVERYDAY_QUESTIONS) out.push(row('moderation', q, 'synthetic_everyday_request', []));
+  for (const subject of SCIENCE_SUBJECTS)
+    for (const f of pickFrames(SCIENCE_FRAMES, subject, 'science-frame', 2)) out.push(row('moderation', f(subject), 'synthetic_everyday_request', []));
+  for (const plot of STORY_PLOTS)
+    for (const f of pickFrames(STORY_PLOT_FRAMES, plot, 'plot-frame', 2)) out.push(row('moderation', f(plot), 'synthetic_everyday_request', []));
   out.push(...frenchRequests());
   return out;
 }
