@@ -52,7 +52,11 @@ async function createOrganization(config: Config, argv: string[]): Promise<void>
   if (!['production', 'staging', 'development'].includes(environment)) {
     throw new Error('--environment must be production, staging or development');
   }
-  const storage = await openStorage(storageOptions(config));
+  const storage = await openStorage(storageOptions(config)).catch((err: unknown) => {
+    // Typically the running server holds the embedded database: point at the route that works meanwhile.
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(`${message}\nWhile the server runs, create organizations with POST /v1/organizations and the operator credential (ADMIN_API_KEY).`);
+  });
   try {
     await prepareStorage(storage, { bootstrapApiKey: config.BOOTSTRAP_API_KEY });
     const r = await storage.dataSource.transaction((m) =>

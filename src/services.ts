@@ -19,6 +19,7 @@ import { AuditTokenCounter } from './shared/token-counter';
 import type { AuditSinks } from './management/events/audit.hook';
 import { EventService } from './management/events/event.service';
 import { PolicyService } from './management/policies/policy.service';
+import { OrganizationService } from './management/organizations/organization.service';
 import { ProjectAuthService } from './management/projects/project-auth.service';
 import { ProjectService } from './management/projects/project.service';
 import { buildSensorApp } from './sensor/app';
@@ -206,6 +207,8 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         policies,
         projects,
         events,
+        organizations: new OrganizationService(storage, projects),
+        adminApiKey: config.ADMIN_API_KEY,
         audit: sinks,
         upstream: {
           baseUrl: config.OPENAI_BASE_URL,

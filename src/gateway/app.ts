@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditSinks } from '../management/events/audit.hook';
 import type { EventService } from '../management/events/event.service';
+import type { OrganizationService } from '../management/organizations/organization.service';
 import type { PolicyService } from '../management/policies/policy.service';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
 import type { ProjectService } from '../management/projects/project.service';
@@ -13,6 +14,7 @@ import type { LimitsService } from './limits/limits.service';
 import { registerChatCompletionsRoutes } from './routes/chat-completions.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
 import { registerManagementRoutes } from './routes/management.routes';
+import { registerOrganizationRoutes } from './routes/organizations.routes';
 
 export interface GatewayDeps {
   logger: Logger;
@@ -24,6 +26,9 @@ export interface GatewayDeps {
   policies: PolicyService;
   projects: ProjectService;
   events: EventService;
+  organizations: OrganizationService;
+  /** ADMIN_API_KEY: the operator credential of POST /v1/organizations (disabled when absent). */
+  adminApiKey?: string;
   audit: AuditSinks;
   upstream: { baseUrl: string; apiKey?: string; timeoutMs: number; streamWindowChars: number };
   probes: Record<string, HealthProbe>;
@@ -49,6 +54,7 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
     limits: deps.limits,
   });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, limits: deps.limits });
+  registerOrganizationRoutes(app, { adminApiKey: deps.adminApiKey, auth: deps.auth, organizations: deps.organizations, limits: deps.limits });
   void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, logger: deps.logger, rateLimits: deps.limits });
   return app;
 }

@@ -1,4 +1,5 @@
 import type { PolicyEntity } from '../storage/entities';
+import type { KeyScope } from '../storage/entities/project.entity';
 import type { CustomDetector, DetectorEntry, MatchList, PolicyMode, RateLimits, Unscannable } from '../shared/policy';
 import { DEFAULT_RATE_LIMITS, effectiveUnscannable } from '../shared/policy';
 import { isoString } from './query-helpers';
@@ -35,6 +36,8 @@ export interface ProjectView {
   policy_name: string;
   /** True when no policy is assigned and the organization default applies. */
   uses_default_policy: boolean;
+  /** `full`: traffic and management; `traffic`: proxy, detect and sensor only. */
+  key_scope: KeyScope;
   is_active: boolean;
   created_at: string;
   last_used_at: string | null;
@@ -79,6 +82,7 @@ export interface ProjectRow {
   assigned_policy_id: string | null;
   effective_policy_id: string;
   effective_policy_name: string;
+  key_scope: KeyScope;
   is_active: boolean;
   created_at: Date | string;
   last_used_at: Date | string | null;
@@ -93,6 +97,7 @@ export function projectView(r: ProjectRow): ProjectView {
     policy_id: r.effective_policy_id,
     policy_name: r.effective_policy_name,
     uses_default_policy: r.assigned_policy_id === null,
+    key_scope: r.key_scope,
     is_active: r.is_active,
     created_at: isoString(r.created_at),
     last_used_at: r.last_used_at === null ? null : isoString(r.last_used_at),

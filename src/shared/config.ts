@@ -109,6 +109,20 @@ export const configSchema = z.object({
       )
       .optional(),
   ),
+  /**
+   * The operator credential of `POST /v1/organizations` (creating an organization while the server runs).
+   * Unset: the route answers 403 admin_api_disabled. Never a project key: it may not start with svc_sk_.
+   */
+  ADMIN_API_KEY: z.preprocess(
+    empty,
+    z
+      .string()
+      .min(32, 'ADMIN_API_KEY must be at least 32 characters (e.g. openssl rand -hex 32)')
+      .max(256, 'ADMIN_API_KEY must be at most 256 characters')
+      .regex(/^[\x21-\x7e]+$/, 'ADMIN_API_KEY must be printable ASCII without spaces')
+      .refine((v) => !v.startsWith('svc_sk_'), 'ADMIN_API_KEY must not start with svc_sk_ (that is the form of project keys)')
+      .optional(),
+  ),
   STREAM_SCAN_WINDOW_CHARS: z.coerce
     .number({ error: 'STREAM_SCAN_WINDOW_CHARS must be a number' })
     .int('STREAM_SCAN_WINDOW_CHARS must be an integer')

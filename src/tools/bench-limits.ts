@@ -57,7 +57,7 @@ interface Variant {
 function context(policyOn: boolean): AuthContext {
   return {
     organizationId: '00000000-0000-4000-8000-000000000001', projectId: '00000000-0000-4000-8000-000000000002',
-    projectName: 'bench', keyPrefix: 'svc_sk_bench',
+    projectName: 'bench', keyPrefix: 'svc_sk_bench', keyScope: 'full',
     policy: {
       id: '00000000-0000-4000-8000-000000000003', name: 'bench', inherited: false,
       detection: { cacheKey: 'bench', policyMode: 'IO', inputDetectors: [], outputDetectors: [], allowList: { entries: [], match_type: 'contains' }, denyList: { entries: [], match_type: 'contains' }, customDetectors: [] },

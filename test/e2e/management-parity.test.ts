@@ -216,7 +216,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('REST / GraphQL 
       '<assigned policy>',
     );
 
-    const assignedR = { name: 'Assigned', environment: 'staging', policy_id: rp.id };
+    const assignedR = { name: 'Assigned', environment: 'staging', policy_id: rp.id, key_scope: 'traffic' };
     const assignedG = { ...assignedR, policy_id: gp.id };
     const [ra, ga] = await same(
       ok(R.rest.post('/v1/projects/', assignedR), 201),
@@ -228,6 +228,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('REST / GraphQL 
       G.gql.data(Q.createProject, { input: { name: 'Defaulted' } }).then((d) => d.createProject),
       '<defaulted project>',
     );
+    expect([ra.key_scope, rb.key_scope]).toEqual(['traffic', 'full']);
     for (const created of [ra, ga, rb, gb]) {
       expect(created.raw_key).toMatch(/^svc_sk_/);
       expect(created.raw_key.startsWith(created.key_prefix)).toBe(true);
@@ -246,10 +247,10 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('REST / GraphQL 
     }
 
     const [moved] = await same(
-      ok(R.rest.patch(`/v1/projects/${ra.id}/`, { name: 'Moved', environment: 'development', policy_id: null })),
-      G.gql.data(Q.updateProject, { id: ga.id, input: { name: 'Moved', environment: 'development', policy_id: null } }).then((d) => d.updateProject),
+      ok(R.rest.patch(`/v1/projects/${ra.id}/`, { name: 'Moved', environment: 'development', policy_id: null, key_scope: 'full' })),
+      G.gql.data(Q.updateProject, { id: ga.id, input: { name: 'Moved', environment: 'development', policy_id: null, key_scope: 'full' } }).then((d) => d.updateProject),
     );
-    expect(moved).toMatchObject({ uses_default_policy: true, policy_id: R.org.policyId });
+    expect(moved).toMatchObject({ uses_default_policy: true, policy_id: R.org.policyId, key_scope: 'full' });
     const [off] = await same(
       ok(R.rest.patch(`/v1/projects/${rb.id}/`, { is_active: false })),
       G.gql.data(Q.updateProject, { id: gb.id, input: { is_active: false } }).then((d) => d.updateProject),

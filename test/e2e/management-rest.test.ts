@@ -56,7 +56,7 @@ const POLICY_FIELDS = [
   'custom_detectors', 'pii_regions', 'unscannable', 'effective_unscannable', 'rate_limits', 'created_at', 'updated_at',
 ].sort();
 const PROJECT_FIELDS = [
-  'id', 'name', 'key_prefix', 'environment', 'policy_id', 'policy_name', 'uses_default_policy', 'is_active', 'created_at', 'last_used_at',
+  'id', 'name', 'key_prefix', 'environment', 'policy_id', 'policy_name', 'uses_default_policy', 'key_scope', 'is_active', 'created_at', 'last_used_at',
 ].sort();
 
 describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management REST on %s', (_name, target) => {
@@ -149,6 +149,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management REST
           policy_id: defaultPolicyId,
           policy_name: 'Default policy',
           uses_default_policy: true,
+          key_scope: 'full',
           is_active: true,
           last_used_at: null,
           raw_key: expect.stringMatching(/^svc_sk_[A-Za-z0-9]{40}$/),

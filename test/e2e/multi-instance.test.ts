@@ -1,4 +1,5 @@
 import { TEST_DATABASE_URL, postgresTarget } from '../helpers/databases';
+import { newOrganization, restClient } from '../helpers/management-clients';
 import { postJson, startAnotherInstance, startTestServices, type TestServices } from '../helpers/services';
 
 /**
@@ -78,5 +79,18 @@ async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean)
     });
     const deactivated = () => postJson(`${b.gatewayUrl}/v1/detect`, { content: 'x' }, { authorization: `Bearer ${extra.raw_key}` });
     expect((await eventually(deactivated, (r) => r.status === 401)).status).toBe(401);
+  });
+
+  it('sees a key scope change made through the other instance (the cached scope is invalidated)', async () => {
+    const org = await newOrganization(a, 'scopes');
+    const onA = restClient(a.gatewayUrl, org.rawKey);
+    const p = (await onA.post('/v1/projects/', { name: 'two instances' })).json;
+    const onB = restClient(b.gatewayUrl, p.raw_key);
+    expect((await onB.get('/v1/policies/')).status).toBe(200); // B caches the key as full
+    expect((await onA.patch(`/v1/projects/${p.id}/`, { key_scope: 'traffic' })).json.key_scope).toBe('traffic');
+    expect((await eventually(() => onB.get('/v1/policies/'), (r) => r.status === 403)).status).toBe(403);
+    expect((await postJson(`${b.gatewayUrl}/v1/detect`, { content: 'hello' }, { authorization: `Bearer ${p.raw_key}` })).status).toBe(200);
+    await onA.patch(`/v1/projects/${p.id}/`, { key_scope: 'full' });
+    expect((await eventually(() => onB.get('/v1/policies/'), (r) => r.status === 200)).status).toBe(200);
   });
 });

@@ -104,8 +104,16 @@ describe('node dist/main.js all (the npm start command)', () => {
     const [, key] = created.stdout().match(/API key \(shown once, store it now\): (svc_sk_\w+)/) ?? [];
     expect(key).toMatch(/^svc_sk_[A-Za-z0-9]{40}$/);
 
-    const p = run(['gateway'], { ...ports, DATA_DIR: dataDir, DETECTION_ADDRESS: '127.0.0.1:1' });
+    const adminApiKey = 'op_'.padEnd(40, '7');
+    const p = run(['gateway'], { ...ports, DATA_DIR: dataDir, DETECTION_ADDRESS: '127.0.0.1:1', ADMIN_API_KEY: adminApiKey });
     const [, gateway] = await waitFor(() => p.stdout().match(/Ready: gateway (\S+)/), 'gateway readiness');
+    // While the server holds the embedded database the CLI cannot open it, and says what works meanwhile.
+    const refused = run(['create-org', '--name', 'Later'], { DATA_DIR: dataDir });
+    expect(await refused.exited).toBe(1);
+    expect(refused.stderr()).toMatch(/POST \/v1\/organizations/);
+    const viaApi = await postJson(`${gateway}/v1/organizations`, { name: 'Initech' }, { authorization: `Bearer ${adminApiKey}` });
+    expect(viaApi.status).toBe(201);
+    expect(viaApi.json.project.raw_key).toMatch(/^svc_sk_[A-Za-z0-9]{40}$/);
     // The detection service is not running here: the key authenticates, then detection is reported unavailable.
     const res = await postJson(`${gateway}/v1/detect`, { content: 'hello' }, { authorization: `Bearer ${key}` });
     expect(res.status).toBe(503);

@@ -88,4 +88,4 @@ export const POLICY_SELECTION = `
 
 /** Every REST field of a project, as a GraphQL selection. */
 export const PROJECT_SELECTION = `
-  id name key_prefix environment policy_id policy_name uses_default_policy is_active created_at last_used_at`;
+  id name key_prefix environment policy_id policy_name uses_default_policy key_scope is_active created_at last_used_at`;

@@ -3,7 +3,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { requireBearerKey } from '../../management/projects/request-auth';
+import { requireManagementKey } from '../../management/projects/request-auth';
 import type { Logger } from '../../shared/logger';
 import { bearerCredential, limitedAuth } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
@@ -91,7 +91,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
     method: ['GET', 'POST'],
     url: GRAPHQL_PATH,
     // As the REST management routes: the key is checked before the body is even parsed.
-    onRequest: limitedAuth(deps.rateLimits, { routeClass: 'management', authenticate: requireBearerKey(deps.auth), credential: bearerCredential }),
+    onRequest: limitedAuth(deps.rateLimits, { routeClass: 'management', authenticate: requireManagementKey(deps.auth), credential: bearerCredential }),
     // HTTP/1.0 allows a request without Host; the Apollo integration builds a URL from it (only to read
     // the query string) and throws on an empty host. The host plays no other part: a placeholder will do.
     preHandler: async (request) => {

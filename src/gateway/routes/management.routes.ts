@@ -7,7 +7,7 @@ import type { PolicyService } from '../../management/policies/policy.service';
 import type { ProjectAuthService } from '../../management/projects/project-auth.service';
 import { createProjectSchema, listProjectsQuerySchema, updateProjectSchema } from '../../management/projects/project.schemas';
 import type { ProjectService } from '../../management/projects/project.service';
-import { authOf, requireBearerKey } from '../../management/projects/request-auth';
+import { authOf, requireManagementKey } from '../../management/projects/request-auth';
 import { parseBody, parseQuery } from '../../shared/http/validation';
 import { bearerCredential, limitedAuth } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
@@ -67,7 +67,7 @@ export function registerManagementRoutes(app: FastifyInstance, deps: ManagementR
   for (const prefix of MANAGEMENT_PREFIXES) {
     void app.register(
       async (scoped) => {
-        scoped.addHook('onRequest', limitedAuth(deps.limits, { routeClass: 'management', authenticate: requireBearerKey(deps.auth), credential: bearerCredential }));
+        scoped.addHook('onRequest', limitedAuth(deps.limits, { routeClass: 'management', authenticate: requireManagementKey(deps.auth), credential: bearerCredential }));
         policyRoutes(scoped, deps);
         projectRoutes(scoped, deps);
         eventRoutes(scoped, deps);

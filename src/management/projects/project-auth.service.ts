@@ -3,6 +3,7 @@ import { unauthenticated } from '../../shared/errors';
 import type { CustomDetector, DetectionPolicy, DetectorEntry, MatchList, PolicyMode, RateLimits, Unscannable } from '../../shared/policy';
 import { DEFAULT_RATE_LIMITS, effectiveUnscannable } from '../../shared/policy';
 import type { Storage } from '../../storage/data-source';
+import type { KeyScope } from '../../storage/entities/project.entity';
 
 /** Who is calling, and the policy that applies to them right now. */
 export interface AuthContext {
@@ -10,6 +11,8 @@ export interface AuthContext {
   projectId: string;
   projectName: string;
   keyPrefix: string;
+  /** What the key may do (`traffic`: no management routes). Cached with the rest, invalidated with it. */
+  keyScope: KeyScope;
   policy: {
     id: string;
     name: string;
@@ -28,6 +31,7 @@ interface Row {
   project_name: string;
   key_hash: string;
   key_prefix: string;
+  key_scope: KeyScope;
   is_active: boolean;
   assigned_policy_id: string | null;
   policy_id: string | null;
@@ -46,7 +50,7 @@ interface Row {
 
 // The assigned policy, or the organization default when none is assigned (spec, "What the service does" 4).
 const LOOKUP_SQL = `
-  SELECT p.id AS project_id, p.organization_id, p.name AS project_name, p.key_hash, p.key_prefix, p.is_active,
+  SELECT p.id AS project_id, p.organization_id, p.name AS project_name, p.key_hash, p.key_prefix, p.key_scope, p.is_active,
          p.policy_id AS assigned_policy_id,
          pol.id AS policy_id, pol.name AS policy_name, pol.policy_mode, pol.input_detectors, pol.output_detectors,
          pol.allow_list, pol.deny_list, pol.custom_detectors, pol.pii_regions, pol.unscannable, pol.rate_limits, pol.updated_at AS policy_updated_at
@@ -173,6 +177,7 @@ function toContext(row: Row): AuthContext {
     projectId: row.project_id,
     projectName: row.project_name,
     keyPrefix: row.key_prefix,
+    keyScope: row.key_scope === 'traffic' ? 'traffic' : 'full',
     policy: {
       id: row.policy_id!,
       name: row.policy_name!,

@@ -5,6 +5,9 @@ import { storableText } from '../../shared/storable-text';
 /** Environments: the spec's production and development, plus staging (most teams run one). */
 export const environmentSchema = z.enum(['production', 'staging', 'development']);
 
+/** What a project's key may do: `full` (traffic and management, the default) or `traffic` (proxy, detect, sensor). */
+export const keyScopeSchema = z.enum(['full', 'traffic']);
+
 const name = storableText(z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'));
 const uuid = z.uuid('must be a UUID');
 
@@ -13,6 +16,7 @@ export const createProjectSchema = z.strictObject({
   environment: environmentSchema.default('production'),
   /** Omitted or null: the project uses the organization default policy. */
   policy_id: uuid.nullable().optional(),
+  key_scope: keyScopeSchema.default('full'),
 });
 export type CreateProjectInput = z.infer<typeof createProjectSchema>;
 
@@ -22,6 +26,8 @@ export const updateProjectSchema = z.strictObject({
   /** null: back to the organization default. */
   policy_id: uuid.nullable().optional(),
   is_active: z.boolean().optional(),
+  /** `traffic` is not allowed for the calling key's own project (it would lock itself out of management). */
+  key_scope: keyScopeSchema.optional(),
 });
 export type UpdateProjectInput = z.infer<typeof updateProjectSchema>;
 

@@ -11,7 +11,7 @@ import type { CreateProjectInput, ListProjectsQuery, UpdateProjectInput } from '
 
 /** Projects with their effective policy (assigned, else the organization default). */
 const SELECT_PROJECTS = `
-  SELECT p.id, p.name, p.key_prefix, p.environment, p.policy_id AS assigned_policy_id, p.is_active,
+  SELECT p.id, p.name, p.key_prefix, p.environment, p.policy_id AS assigned_policy_id, p.key_scope, p.is_active,
          p.created_at, p.last_used_at, pol.id AS effective_policy_id, pol.name AS effective_policy_name
     FROM projects p
     JOIN policies pol
@@ -75,6 +75,7 @@ export class ProjectService {
           policyId: input.policy_id ?? null,
           keyHash: hashApiKey(rawKey),
           keyPrefix: apiKeyDisplayPrefix(rawKey),
+          keyScope: input.key_scope,
           isActive: true,
           lastUsedAt: null,
         }),
@@ -92,11 +93,17 @@ export class ProjectService {
           code: 'cannot_modify_own_project',
         });
       }
+      if (input.key_scope === 'traffic' && p.id === caller.projectId) {
+        throw new AppError('permission_denied', 'A key cannot give its own project the traffic scope (it would lose management): use another project\'s key', {
+          code: 'cannot_modify_own_project',
+        });
+      }
       if (input.policy_id) await assertPolicyInOrganization(m, caller.organizationId, input.policy_id);
       if (input.name !== undefined) p.name = input.name;
       if (input.environment !== undefined) p.environment = input.environment;
       if (input.policy_id !== undefined) p.policyId = input.policy_id;
       if (input.is_active !== undefined) p.isActive = input.is_active;
+      if (input.key_scope !== undefined) p.keyScope = input.key_scope;
       await m.save(p);
       return p.id;
     });

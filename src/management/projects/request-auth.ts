@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthContext, ProjectAuthService } from './project-auth.service';
-import { unauthenticated } from '../../shared/errors';
+import { AppError, unauthenticated } from '../../shared/errors';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,6 +23,29 @@ export function bearerKey(header: string | string[] | undefined): string | undef
 export function requireBearerKey(auth: ProjectAuthService) {
   return async (request: FastifyRequest): Promise<void> => {
     request.auth = await auth.authenticate(bearerKey(request.headers.authorization));
+  };
+}
+
+/**
+ * Management routes (REST and GraphQL) need a `full` key: a `traffic` key (proxy, detect and sensor
+ * only) gets 403 permission_denied. Called after authentication, on the cached context, so a scope
+ * change applies as soon as the auth cache is invalidated (at once, on every instance).
+ */
+export function assertManagementScope(ctx: AuthContext): void {
+  if (ctx.keyScope === 'full') return;
+  throw new AppError(
+    'permission_denied',
+    'This API key has the traffic scope (proxy, detect and sensor only): management needs the key of a project with key_scope "full"',
+    { code: 'insufficient_key_scope' },
+  );
+}
+
+/** preHandler of the management routes: requireBearerKey, then the key must have the `full` scope. */
+export function requireManagementKey(auth: ProjectAuthService) {
+  const authenticate = requireBearerKey(auth);
+  return async (request: FastifyRequest): Promise<void> => {
+    await authenticate(request);
+    assertManagementScope(authOf(request));
   };
 }
 

@@ -2,6 +2,9 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } fro
 
 export type Environment = 'production' | 'staging' | 'development';
 
+/** What a project's key may do: `full` = traffic and management, `traffic` = proxy, detect and sensor only. */
+export type KeyScope = 'full' | 'traffic';
+
 @Entity({ name: 'projects' })
 export class ProjectEntity {
   @PrimaryColumn({ type: 'uuid', default: () => 'gen_random_uuid()' })
@@ -26,6 +29,9 @@ export class ProjectEntity {
 
   @Column({ name: 'key_prefix', type: 'varchar', length: 32 })
   keyPrefix!: string;
+
+  @Column({ name: 'key_scope', type: 'varchar', length: 16, default: 'full' })
+  keyScope!: KeyScope;
 
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive!: boolean;
