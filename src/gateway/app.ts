@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditSinks } from '../management/events/audit.hook';
+import type { ManagementTrail } from '../management/audit-trail/management-trail';
 import type { EventService } from '../management/events/event.service';
 import type { PolicyService } from '../management/policies/policy.service';
 import type { ProjectAuthService } from '../management/projects/project-auth.service';
@@ -24,6 +25,8 @@ export interface GatewayDeps {
   policies: PolicyService;
   projects: ProjectService;
   events: EventService;
+  /** The management audit trail (read by GET /v1/management_events/ and the GraphQL query). */
+  trail: ManagementTrail;
   audit: AuditSinks;
   upstream: { baseUrl: string; apiKey?: string; timeoutMs: number; streamWindowChars: number };
   probes: Record<string, HealthProbe>;
@@ -48,7 +51,7 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
     streamWindowChars: deps.upstream.streamWindowChars,
     limits: deps.limits,
   });
-  registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, limits: deps.limits });
-  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, logger: deps.logger, rateLimits: deps.limits });
+  registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, limits: deps.limits });
+  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, logger: deps.logger, rateLimits: deps.limits });
   return app;
 }
