@@ -113,6 +113,9 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management audi
     // Newest first; one record per change, two for the set_default that moved the default.
     const sequence = [...page.results].reverse().map((r: Json) => [r.entity_type, r.action, r.request_id]);
     expect(sequence).toEqual([
+      // The organization's provisioning (no key acted).
+      ['policy', 'create', null],
+      ['project', 'create', null],
       ['policy', 'create', 'req-create-policy'],
       ['policy', 'update', 'req-update-policy'],
       ['policy', 'duplicate', 'req-duplicate'],
@@ -124,8 +127,8 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management audi
       ['project', 'rotate_key', 'req-rotate'],
       ['project', 'delete', 'req-delete-project'],
     ]);
-    expect(page.count).toBe(10);
-    for (const r of page.results) {
+    expect(page.count).toBe(12);
+    for (const r of page.results.slice(0, 10)) {
       expect(r).toMatchObject({ actor, via: 'rest' });
       expect(Date.parse(r.created_at)).not.toBeNaN();
     }
@@ -189,6 +192,8 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management audi
     const page = await gqlTrail(o);
     expectNoSecrets(page, rawKeys);
     expect([...page.results].reverse().map((r: Json) => `${r.entity_type}:${r.action}`)).toEqual([
+      'policy:create', // provisioning
+      'project:create', // provisioning
       'policy:create',
       'policy:update',
       'policy:duplicate',
@@ -200,7 +205,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management audi
       'project:rotate_key',
       'project:delete',
     ]);
-    for (const r of page.results) {
+    for (const r of page.results.slice(0, 10)) {
       expect(r).toMatchObject({ via: 'graphql', actor: { project_id: o.org.projectId, key_prefix: o.org.keyPrefix } });
       expect(r.request_id).toEqual(expect.any(String));
     }
@@ -237,7 +242,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management audi
     ]);
     expect(gqlErrors.map((e) => e.extensions.code)).toEqual(['invalid_request', 'permission_denied', 'not_found']);
     expect((await trail(o)).count).toBe(before);
-    expect((await trail(other)).count).toBe(0);
+    expect((await trail(other)).results.map((r: Json) => r.via)).toEqual(['provision', 'provision']);
     // The policies and projects are unchanged too.
     expect((await o.rest.get(`/v1/projects/${o.org.projectId}/`)).json.is_active).toBe(true);
   });
@@ -250,14 +255,14 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management audi
     const aPolicy = (await a.rest.post('/v1/policies/', { name: 'A only' })).json;
 
     const aPage = await trail(a);
-    expect(aPage.results.map((r: Json) => r.entity_id)).toEqual([aPolicy.id]);
+    expect(aPage.results.map((r: Json) => r.entity_id)).toEqual([aPolicy.id, a.org.projectId, a.org.policyId]);
     expect(JSON.stringify(aPage)).not.toContain('B only');
     expect((await trail(a, { entity_id: bPolicy.id })).count).toBe(0);
     expect((await trail(a, { actor_project_id: b.org.projectId })).count).toBe(0);
     expect((await gqlTrail(a, { entity_id: bPolicy.id })).count).toBe(0);
-    expect((await gqlTrail(a)).results.map((r: Json) => r.entity_id)).toEqual([aPolicy.id]);
+    expect((await gqlTrail(a)).results.map((r: Json) => r.entity_id)).toEqual([aPolicy.id, a.org.projectId, a.org.policyId]);
     const bPage = await gqlTrail(b);
-    expect(bPage.count).toBe(2);
+    expect(bPage.count).toBe(4);
     expect(JSON.stringify(bPage)).not.toContain('A only');
   });
 
@@ -271,27 +276,28 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management audi
     const proj = (await call(o, 'POST', '/v1/projects/', 'filter-req-1', { name: 'F project' })).json;
     await o.rest.patch(`/v1/projects/${proj.id}/`, { environment: 'development' });
 
-    expect((await trail(o)).count).toBe(5);
-    expect((await trail(o, { entity_type: 'policy' })).count).toBe(3);
+    expect((await trail(o)).count).toBe(7); // 2 of provisioning, 5 by the key
+    expect((await trail(o, { entity_type: 'policy' })).count).toBe(4);
     expect((await trail(o, { entity_type: 'project', action: 'update' })).results.map((r: Json) => r.entity_id)).toEqual([proj.id]);
     expect((await trail(o, { entity_id: p1.id })).results.map((r: Json) => r.action)).toEqual(['update', 'create']);
-    expect((await trail(o, { action: 'create' })).count).toBe(3);
+    expect((await trail(o, { action: 'create' })).count).toBe(5);
     expect((await trail(o, { actor_project_id: o.org.projectId })).count).toBe(5);
     expect((await trail(o, { request_id: 'filter-req-1' })).results.map((r: Json) => r.entity_id)).toEqual([proj.id]);
     const since = await trail(o, { since: mid });
     expect(since.count).toBe(4); // p2's create and everything after it
     const until = await trail(o, { until: mid });
-    expect(until.results.map((r: Json) => r.entity_id)).toEqual([p1.id]);
+    expect(until.results.map((r: Json) => r.entity_id)).toEqual([p1.id, o.org.projectId, o.org.policyId]);
 
     // Paging: newest first, stable, count before paging.
-    const first = await trail(o, { limit: 2, offset: 0 });
-    const second = await trail(o, { limit: 2, offset: 2 });
-    const third = await trail(o, { limit: 2, offset: 4 });
-    expect([first.count, second.count, third.count]).toEqual([5, 5, 5]);
+    const first = await trail(o, { limit: 3, offset: 0 });
+    const second = await trail(o, { limit: 3, offset: 3 });
+    const third = await trail(o, { limit: 3, offset: 6 });
+    expect([first.count, second.count, third.count]).toEqual([7, 7, 7]);
+    expect(third.results).toHaveLength(1);
     const ids = [...first.results, ...second.results, ...third.results].map((r: Json) => r.id);
     expect(ids).toEqual((await trail(o)).results.map((r: Json) => r.id));
-    expect(new Set(ids).size).toBe(5);
-    expect((await gqlTrail(o, { limit: 2, offset: 2 })).results.map((r: Json) => r.id)).toEqual(second.results.map((r: Json) => r.id));
+    expect(new Set(ids).size).toBe(7);
+    expect((await gqlTrail(o, { limit: 3, offset: 3 })).results.map((r: Json) => r.id)).toEqual(second.results.map((r: Json) => r.id));
 
     for (const bad of ['action=bogus', 'entity_type=org', 'entity_id=not-a-uuid', 'limit=0', 'limit=101', 'since=yesterday', 'unknown=1']) {
       const res = await o.rest.get(`/v1/management_events/?${bad}`);
@@ -303,6 +309,32 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('management audi
     const gqlBadEnum = await gqlRequest(svc.gatewayUrl, o.org.rawKey, TRAIL_Q, { action: 'bogus' });
     expect(gqlBadEnum.status).toBe(400);
     expect(gqlBadEnum.json.errors[0].extensions.code).toBe('invalid_request');
+  });
+
+  it('provisioning records the default policy and the first project, with no actor and no key', async () => {
+    const o = await freshOrg();
+    const page = await trail(o);
+    expectNoSecrets(page, [o.org.rawKey]);
+    expect(page.results).toEqual([
+      expect.objectContaining({
+        entity_type: 'project',
+        entity_id: o.org.projectId,
+        action: 'create',
+        via: 'provision',
+        actor: { project_id: null, key_prefix: null },
+        request_id: null,
+        before: null,
+        after: expect.objectContaining({ id: o.org.projectId, name: 'first', key_prefix: o.org.keyPrefix, policy_id: o.org.policyId, uses_default_policy: true }),
+      }),
+      expect.objectContaining({
+        entity_type: 'policy',
+        entity_id: o.org.policyId,
+        action: 'create',
+        via: 'provision',
+        actor: { project_id: null, key_prefix: null },
+        after: expect.objectContaining({ id: o.org.policyId, name: 'Default policy', is_default: true }),
+      }),
+    ]);
   });
 
   it('needs a valid key (REST 401 envelope, GraphQL 401), like every management route', async () => {

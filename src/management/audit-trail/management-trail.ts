@@ -12,9 +12,10 @@ import { redactSecrets } from './redact';
  */
 export interface Actor {
   organizationId: string;
-  projectId: string;
-  /** `svc_sk_` + 6 characters: never the key, never its hash. */
-  keyPrefix: string;
+  /** Null when no key acted (provisioning). */
+  projectId: string | null;
+  /** `svc_sk_` + 6 characters: never the key, never its hash. Null when no key acted. */
+  keyPrefix: string | null;
   requestId?: string;
   via: ManagementVia;
 }
@@ -51,6 +52,23 @@ const INSERT_SQL = `INSERT INTO management_events
   (organization_id, actor_project_id, actor_key_prefix, entity_type, entity_id, action, before, after, details, request_id, via)
   VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11)`;
 
+/** Writes one record on the change's transaction (`m`): see ManagementTrail. */
+export async function recordManagementChange(m: EntityManager, actor: Actor, change: ManagementChange): Promise<void> {
+  await m.query(INSERT_SQL, [
+    actor.organizationId,
+    actor.projectId,
+    actor.keyPrefix,
+    change.entityType,
+    change.entityId,
+    change.action,
+    json(change.before),
+    json(change.after),
+    json(change.details),
+    actor.requestId ?? null,
+    actor.via,
+  ]);
+}
+
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(redactSecrets(value)));
 
 /** Top-level keys whose JSON differs between two snapshots (all keys of the one present for create/delete). */
@@ -68,20 +86,8 @@ export class ManagementTrail {
   constructor(private readonly storage: Storage) {}
 
   /** Writes one record on the change's transaction. */
-  async record(m: EntityManager, actor: Actor, change: ManagementChange): Promise<void> {
-    await m.query(INSERT_SQL, [
-      actor.organizationId,
-      actor.projectId,
-      actor.keyPrefix,
-      change.entityType,
-      change.entityId,
-      change.action,
-      json(change.before),
-      json(change.after),
-      json(change.details),
-      actor.requestId ?? null,
-      actor.via,
-    ]);
+  record(m: EntityManager, actor: Actor, change: ManagementChange): Promise<void> {
+    return recordManagementChange(m, actor, change);
   }
 
   /** The organization's records, newest first, filtered by entity, action, actor, request id and time. */

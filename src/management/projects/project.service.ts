@@ -134,11 +134,8 @@ export class ProjectService {
     return p;
   }
 
-  private async row(m: EntityManager, organizationId: string, id: string): Promise<ProjectRow> {
-    assertId(id, 'Project');
-    const [row] = (await m.query(`${SELECT_PROJECTS} WHERE p.organization_id = $1 AND p.id = $2`, [organizationId, id])) as ProjectRow[];
-    if (!row) throw notFound('Project not found');
-    return row;
+  private row(m: EntityManager, organizationId: string, id: string): Promise<ProjectRow> {
+    return projectRow(m, organizationId, id);
   }
 
   /**
@@ -172,6 +169,14 @@ export class ProjectService {
     this.bus.emitLocal(event);
     return view as ProjectView;
   }
+}
+
+/** One project with its effective policy, read on `m` (a transaction's manager); 404 when absent. */
+export async function projectRow(m: EntityManager, organizationId: string, id: string): Promise<ProjectRow> {
+  assertId(id, 'Project');
+  const [row] = (await m.query(`${SELECT_PROJECTS} WHERE p.organization_id = $1 AND p.id = $2`, [organizationId, id])) as ProjectRow[];
+  if (!row) throw notFound('Project not found');
+  return row;
 }
 
 async function assertPolicyInOrganization(m: EntityManager, organizationId: string, policyId: string): Promise<void> {

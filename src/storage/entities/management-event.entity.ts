@@ -8,8 +8,12 @@ export type ManagementEntityType = 'policy' | 'project';
  */
 export type ManagementAction = 'create' | 'update' | 'delete' | 'duplicate' | 'set_default' | 'unset_default' | 'rotate_key';
 
-/** Which interface the change came through. */
-export type ManagementVia = 'rest' | 'graphql';
+/**
+ * Which interface the change came through: the REST or GraphQL management API, or `provision` (an
+ * organization created with its default policy and first project, at bootstrap or by an operator; no key
+ * acted, so the actor is empty).
+ */
+export type ManagementVia = 'rest' | 'graphql' | 'provision';
 
 /** One change to a policy or project (the management audit trail; migration 1764600000000). */
 @Entity({ name: 'management_events' })
@@ -20,7 +24,7 @@ export class ManagementEventEntity {
   @Column({ name: 'organization_id', type: 'uuid' })
   organizationId!: string;
 
-  /** The project whose key made the change (no foreign key: the record outlives the project). */
+  /** The project whose key made the change (no foreign key: the record outlives the project); null for `provision`. */
   @Column({ name: 'actor_project_id', type: 'uuid', nullable: true })
   actorProjectId!: string | null;
 
