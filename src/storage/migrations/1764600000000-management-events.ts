@@ -35,7 +35,8 @@ export class ManagementEvents1764600000000 implements MigrationInterface {
     await q.query('CREATE INDEX management_events_org_created_idx ON management_events (organization_id, created_at DESC, id DESC)');
     await q.query('CREATE INDEX management_events_org_entity_idx ON management_events (organization_id, entity_type, entity_id)');
     await q.query('CREATE INDEX management_events_created_idx ON management_events (created_at)');
-    await q.query('CREATE INDEX security_events_created_idx ON security_events (created_at)');
+    // IF NOT EXISTS: on a large table an operator may build it beforehand with CREATE INDEX CONCURRENTLY.
+    await q.query('CREATE INDEX IF NOT EXISTS security_events_created_idx ON security_events (created_at)');
   }
 
   async down(q: QueryRunner): Promise<void> {
