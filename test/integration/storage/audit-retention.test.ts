@@ -53,6 +53,8 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('audit retention
   beforeEach(async () => {
     db = await freshStorage(target);
     await prepareStorage(db.storage);
+    // Bootstrap recorded the first organization's provisioning: start from an empty trail.
+    await db.storage.query('DELETE FROM management_events');
   });
   afterEach(async () => {
     await db?.dispose();
@@ -138,6 +140,7 @@ pgOnly('audit retention on postgres: several replicas and outages', () => {
     const other = await openStorage({ databaseUrl: db.options.databaseUrl, dataDir: 'memory://', poolSize: 4 });
     try {
       await prepareStorage(db.storage);
+      await db.storage.query('DELETE FROM management_events');
       await seed(db.storage, { old: 40, recent: 5 });
       const logs = new LogCapture();
       const a = retention(db.storage, { auditDays: 30, managementDays: 30, batchSize: 4, logs });
