@@ -12,7 +12,9 @@ import { MemoryLimitStore } from './gateway/limits/memory-store';
 import { closeRedis, connectRedis } from './gateway/limits/redis-client';
 import { ResilientLimitStore } from './gateway/limits/redis-store';
 import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
+import { ManagementTrail } from './management/audit-trail/management-trail';
 import { AlertNotifier } from './management/events/alert-notifier';
+import { AuditRetention } from './management/events/audit-retention';
 import { openAuditSpool } from './management/events/audit-spool.factory';
 import { AuditWriter } from './management/events/audit-writer';
 import { AuditTokenCounter } from './shared/token-counter';
@@ -50,6 +52,8 @@ export interface RunningServices {
   bootstrap?: BootstrapOutcome;
   storage?: Storage;
   audit?: AuditWriter;
+  /** The audit retention job (tests call runOnce). */
+  retention?: AuditRetention;
   /** Graceful stop: stop accepting, finish in-flight requests (bounded), flush pending writes, close connections. */
   close(): Promise<void>;
 }
@@ -157,9 +161,21 @@ export async function startServices(options: StartOptions): Promise<RunningServi
       const waited = await Promise.race([listener.ready.then(() => true), sleep(10_000).then(() => false)]);
       if (!waited) logger.warn('change listener not connected yet: other instances\' changes arrive once it is (cache TTL bounds staleness)');
     }
-    const policies = new PolicyService(storage, bus, { alertsConfigured: Boolean(config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET) });
-    const projects = new ProjectService(storage, bus);
+    const trail = new ManagementTrail(storage);
+    const policies = new PolicyService(storage, bus, { alertsConfigured: Boolean(config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET) }, trail);
+    const projects = new ProjectService(storage, bus, trail);
     const events = new EventService(storage);
+    // Deletes audit records past AUDIT_RETENTION_DAYS / MANAGEMENT_AUDIT_RETENTION_DAYS (none by default).
+    const retention = new AuditRetention(storage, {
+      auditDays: config.AUDIT_RETENTION_DAYS,
+      managementDays: config.MANAGEMENT_AUDIT_RETENTION_DAYS,
+      intervalMs: config.AUDIT_RETENTION_INTERVAL_MS,
+      batchSize: config.AUDIT_RETENTION_BATCH_SIZE,
+      logger: logger.child({ component: 'audit-retention' }),
+    });
+    retention.start();
+    closers.push({ name: 'audit-retention', close: () => retention.close() });
+    running.retention = retention;
     // Closed after the HTTP servers (closers run in reverse): every in-flight request's event is written.
     const auditLogger = logger.child({ component: 'audit' });
     const spool = openAuditSpool(config, auditLogger);
@@ -209,6 +225,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         events,
         organizations: new OrganizationService(storage, projects),
         adminApiKey: config.ADMIN_API_KEY,
+        trail,
         audit: sinks,
         upstream: {
           baseUrl: config.OPENAI_BASE_URL,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditSinks } from '../management/events/audit.hook';
+import type { ManagementTrail } from '../management/audit-trail/management-trail';
 import type { EventService } from '../management/events/event.service';
 import type { OrganizationService } from '../management/organizations/organization.service';
 import type { PolicyService } from '../management/policies/policy.service';
@@ -29,6 +30,8 @@ export interface GatewayDeps {
   organizations: OrganizationService;
   /** ADMIN_API_KEY: the operator credential of POST /v1/organizations (disabled when absent). */
   adminApiKey?: string;
+  /** The management audit trail (read by GET /v1/management_events/ and the GraphQL query). */
+  trail: ManagementTrail;
   audit: AuditSinks;
   upstream: { baseUrl: string; apiKey?: string; timeoutMs: number; streamWindowChars: number };
   probes: Record<string, HealthProbe>;
@@ -53,8 +56,8 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
     streamWindowChars: deps.upstream.streamWindowChars,
     limits: deps.limits,
   });
-  registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, limits: deps.limits });
+  registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, limits: deps.limits });
   registerOrganizationRoutes(app, { adminApiKey: deps.adminApiKey, auth: deps.auth, organizations: deps.organizations, limits: deps.limits });
-  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, logger: deps.logger, rateLimits: deps.limits });
+  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, logger: deps.logger, rateLimits: deps.limits });
   return app;
 }

@@ -92,6 +92,13 @@ export const configSchema = z.object({
   /** Idle interval after which a thread whose heap grew gives it back with one full collection (idle-reclaim.ts); 0 = off. */
   MEMORY_RECLAIM_IDLE_MS: nonNegativeInt('MEMORY_RECLAIM_IDLE_MS', 2000, 3_600_000),
   AUDIT_SPOOL_MAX_BYTES: positiveInt('AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024 * 1024 * 1024),
+  // Audit retention (docs/management-audit-and-retention.md): days security events (and dead-lettered ones)
+  // and the management audit trail are kept, 0 = forever (the default: nothing is deleted unless an
+  // operator decides); how often the background job runs, and rows per DELETE batch.
+  AUDIT_RETENTION_DAYS: nonNegativeInt('AUDIT_RETENTION_DAYS', 0, 36_500),
+  MANAGEMENT_AUDIT_RETENTION_DAYS: nonNegativeInt('MANAGEMENT_AUDIT_RETENTION_DAYS', 0, 36_500),
+  AUDIT_RETENTION_INTERVAL_MS: positiveInt('AUDIT_RETENTION_INTERVAL_MS', 3_600_000, 86_400_000),
+  AUDIT_RETENTION_BATCH_SIZE: positiveInt('AUDIT_RETENTION_BATCH_SIZE', 5000, 100_000),
   REDIS_URL: z.preprocess(
     empty,
     z.string().regex(/^rediss?:\/\/.+/, 'REDIS_URL must be a redis:// or rediss:// URL').optional(),

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { recordProvisioning } from '../management/audit-trail/provisioning';
 import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../shared/api-key';
 import {
   DEFAULT_PII_REGIONS,
@@ -29,7 +30,7 @@ export interface ProvisionResult {
 
 /**
  * Creates an organization with its default policy (the starter detector set) and a first project
- * that uses it. Runs inside the caller's transaction.
+ * that uses it, both recorded in the management audit trail. Runs inside the caller's transaction.
  */
 export async function provisionOrganization(m: EntityManager, o: ProvisionOptions): Promise<ProvisionResult> {
   const org = await m.save(m.create(OrganizationEntity, { name: o.organizationName }));
@@ -62,5 +63,7 @@ export async function provisionOrganization(m: EntityManager, o: ProvisionOption
       lastUsedAt: null,
     }),
   );
+  // The management audit trail starts with them (no key acted: via "provision").
+  await recordProvisioning(m, policy, project.id);
   return { organizationId: org.id, policyId: policy.id, projectId: project.id, keyPrefix: project.keyPrefix, rawKey };
 }

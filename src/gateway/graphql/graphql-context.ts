@@ -1,10 +1,11 @@
 import DataLoader from 'dataloader';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { Actor, ManagementTrail } from '../../management/audit-trail/management-trail';
 import type { EventService } from '../../management/events/event.service';
 import type { PolicyService } from '../../management/policies/policy.service';
 import type { AuthContext, ProjectAuthService } from '../../management/projects/project-auth.service';
-import type { Caller, ProjectService } from '../../management/projects/project.service';
-import { authOf } from '../../management/projects/request-auth';
+import type { ProjectService } from '../../management/projects/project.service';
+import { actorOf, authOf } from '../../management/projects/request-auth';
 import type { PolicyView } from '../../management/views';
 import { notFound } from '../../shared/errors';
 
@@ -13,12 +14,14 @@ export interface GraphqlServices {
   policies: PolicyService;
   projects: ProjectService;
   events: EventService;
+  trail: ManagementTrail;
 }
 
 /** What every resolver receives: the authenticated caller, the services, and per-request loaders. */
 export interface GraphqlContext {
   organizationId: string;
-  caller: Caller;
+  /** The caller as the author of changes (the management audit trail records it). */
+  actor: Actor;
   auth: AuthContext;
   services: GraphqlServices;
   loaders: {
@@ -35,7 +38,7 @@ export function buildContext(request: FastifyRequest, services: GraphqlServices)
   const organizationId = auth.organizationId;
   return {
     organizationId,
-    caller: { organizationId, projectId: auth.projectId },
+    actor: actorOf(request, 'graphql'),
     auth,
     services,
     loaders: {

@@ -8,6 +8,7 @@ import type { Logger } from '../../shared/logger';
 import { bearerCredential, limitedAuth } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import { eventResolvers } from './event.resolvers';
+import { managementEventResolvers } from './management-event.resolvers';
 import { buildContext, type GraphqlContext, type GraphqlServices } from './graphql-context';
 import { errorLoggingPlugin, formatGraphqlError } from './graphql-errors';
 import { policyResolvers } from './policy.resolvers';
@@ -52,7 +53,7 @@ function buildApollo(deps: GraphqlDeps): ApolloServer<GraphqlContext> {
     blockFieldSuggestion: { enabled: true },
   }).protect();
   // Resolvers are typed on their own arguments; graphql-tools' map type is looser by design.
-  const resolvers = [policyResolvers, projectResolvers, eventResolvers] as unknown as ApolloServerOptions<GraphqlContext>['resolvers'];
+  const resolvers = [policyResolvers, projectResolvers, eventResolvers, managementEventResolvers] as unknown as ApolloServerOptions<GraphqlContext>['resolvers'];
   return new ApolloServer<GraphqlContext>({
     typeDefs: loadTypeDefs(),
     resolvers,
@@ -86,7 +87,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
   app.addHook('onClose', async () => {
     await apollo.stop();
   });
-  const services: GraphqlServices = { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events };
+  const services: GraphqlServices = { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail };
   app.route({
     method: ['GET', 'POST'],
     url: GRAPHQL_PATH,

@@ -23,22 +23,22 @@ const detectorTypes: Resolver<unknown, Array<LookupItem & { category: string }>>
 const thresholdLevels: Resolver<unknown, LookupItem[]> = (_p, _a, ctx) => ctx.services.policies.thresholdLevels().threshold_levels;
 
 const createPolicy: Resolver<InputArgs, PolicyView> = async (_p, { input }, ctx) =>
-  afterWrite(ctx, await ctx.services.policies.create(ctx.organizationId, parseInput(createPolicySchema, input)));
+  afterWrite(ctx, await ctx.services.policies.create(ctx.actor, parseInput(createPolicySchema, input)));
 
 const updatePolicy: Resolver<IdArgs & InputArgs, PolicyView> = async (_p, { id, input }, ctx) =>
-  afterWrite(ctx, await ctx.services.policies.update(ctx.organizationId, id, parseInput(updatePolicySchema, input)));
+  afterWrite(ctx, await ctx.services.policies.update(ctx.actor, id, parseInput(updatePolicySchema, input)));
 
 /** REST answers 204; GraphQL returns the deleted id (handy for client cache eviction). */
 const deletePolicy: Resolver<IdArgs, string> = async (_p, { id }, ctx) => {
-  await ctx.services.policies.delete(ctx.organizationId, id);
+  await ctx.services.policies.delete(ctx.actor, id);
   return afterWrite(ctx, id);
 };
 
 const duplicatePolicy: Resolver<IdArgs, PolicyView> = async (_p, { id }, ctx) =>
-  afterWrite(ctx, await ctx.services.policies.duplicate(ctx.organizationId, id));
+  afterWrite(ctx, await ctx.services.policies.duplicate(ctx.actor, id));
 
 const setDefaultPolicy: Resolver<IdArgs, PolicyView> = async (_p, { id }, ctx) =>
-  afterWrite(ctx, await ctx.services.policies.setDefault(ctx.organizationId, id));
+  afterWrite(ctx, await ctx.services.policies.setDefault(ctx.actor, id));
 
 export const policyResolvers = {
   Query: { policies, policy, detector_types: detectorTypes, threshold_levels: thresholdLevels },

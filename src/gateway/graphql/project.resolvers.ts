@@ -20,19 +20,19 @@ const projects: Resolver<ListArgs, Page<ProjectView>> = (_p, args, ctx) =>
 const project: Resolver<IdArgs, ProjectView> = (_p, { id }, ctx) => ctx.services.projects.get(ctx.organizationId, id);
 
 const createProject: Resolver<InputArgs, CreatedProjectView> = async (_p, { input }, ctx) =>
-  afterWrite(ctx, await ctx.services.projects.create(ctx.organizationId, parseInput(createProjectSchema, input)));
+  afterWrite(ctx, await ctx.services.projects.create(ctx.actor, parseInput(createProjectSchema, input)));
 
 const updateProject: Resolver<IdArgs & InputArgs, ProjectView> = async (_p, { id, input }, ctx) =>
-  afterWrite(ctx, await ctx.services.projects.update(ctx.caller, id, parseInput(updateProjectSchema, input)));
+  afterWrite(ctx, await ctx.services.projects.update(ctx.actor, id, parseInput(updateProjectSchema, input)));
 
 /** REST answers 204; GraphQL returns the deleted id. */
 const deleteProject: Resolver<IdArgs, string> = async (_p, { id }, ctx) => {
-  await ctx.services.projects.delete(ctx.caller, id);
+  await ctx.services.projects.delete(ctx.actor, id);
   return afterWrite(ctx, id);
 };
 
 const rotateProjectKey: Resolver<IdArgs, CreatedProjectView> = async (_p, { id }, ctx) =>
-  afterWrite(ctx, await ctx.services.projects.rotateKey(ctx.organizationId, id));
+  afterWrite(ctx, await ctx.services.projects.rotateKey(ctx.actor, id));
 
 /** The effective policy (assigned, else the organization default), batched per request. */
 const policy: Resolver<unknown, PolicyView, ProjectView> = (parent, _a, ctx) => ctx.loaders.policy.load(parent.policy_id);

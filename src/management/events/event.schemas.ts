@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { booleanQueryParam, pagingSchema } from '../policies/policy.schemas';
 import { storableText } from '../../shared/storable-text';
 
-const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp, e.g. 2026-11-22T12:00:00Z' });
+export const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp, e.g. 2026-11-22T12:00:00Z' });
 
 /** Filters of GET /v1/events/ (and the GraphQL events query). */
 export const listEventsQuerySchema = z.strictObject({

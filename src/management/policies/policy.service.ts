@@ -4,6 +4,7 @@ import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { DEFAULT_RATE_LIMITS, rateLimitsSchema, type RateLimits } from '../../shared/policy';
 import type { Storage } from '../../storage/data-source';
 import { PolicyEntity } from '../../storage/entities';
+import type { Actor, ManagementChange, ManagementTrail } from '../audit-trail/management-trail';
 import type { ChangeBus, ChangeEvent } from '../change-bus';
 import { likeContains } from '../query-helpers';
 import { policyView, type Page, type PolicyView } from '../views';
@@ -19,7 +20,7 @@ export function assertId(id: string, what: string): void {
 /**
  * Policies of one organization. Every method is scoped by organizationId: another organization's id
  * answers 404 exactly like a missing one. Writes publish a change so every instance drops cached
- * key → policy resolutions.
+ * key → policy resolutions, and record themselves in the management audit trail in the same transaction.
  */
 export interface PolicyServiceOptions {
   /** Whether the alert action can deliver (ALERT_WEBHOOK_URL and ALERT_WEBHOOK_SECRET are set). */
@@ -31,6 +32,7 @@ export class PolicyService {
     private readonly storage: Storage,
     private readonly bus: ChangeBus,
     private readonly options: PolicyServiceOptions,
+    private readonly trail: ManagementTrail,
   ) {}
 
   detectorTypes(): { detector_types: Array<{ value: string; label: string; category: string }> } {
@@ -65,9 +67,10 @@ export class PolicyService {
     return new Map(rows.map((p) => [p.id, policyView(p)]));
   }
 
-  async create(organizationId: string, input: CreatePolicyInput): Promise<PolicyView> {
+  async create(actor: Actor, input: CreatePolicyInput): Promise<PolicyView> {
     assertAlertsUsable(input, this.options.alertsConfigured);
-    return this.write(organizationId, async (m) => {
+    const organizationId = actor.organizationId;
+    return this.write(actor, async (m, record) => {
       const entity = m.create(PolicyEntity, {
         organizationId,
         name: input.name,
@@ -82,14 +85,17 @@ export class PolicyService {
         unscannable: input.unscannable,
         rateLimits: mergeRateLimits(DEFAULT_RATE_LIMITS, input.rate_limits),
       });
-      return m.save(entity);
+      const saved = await m.save(entity);
+      await record({ entityId: saved.id, action: 'create', before: null, after: policyView(saved) });
+      return saved;
     });
   }
 
-  async update(organizationId: string, id: string, input: UpdatePolicyInput): Promise<PolicyView> {
+  async update(actor: Actor, id: string, input: UpdatePolicyInput): Promise<PolicyView> {
     assertAlertsUsable(input, this.options.alertsConfigured);
-    return this.write(organizationId, async (m) => {
-      const p = await this.find(m, organizationId, id, true);
+    return this.write(actor, async (m, record) => {
+      const p = await this.find(m, actor.organizationId, id, true);
+      const before = policyView(p);
       if (input.name !== undefined) p.name = input.name;
       if (input.policy_mode !== undefined) p.policyMode = input.policy_mode;
       if (input.input_detectors !== undefined) p.inputDetectors = input.input_detectors;
@@ -101,12 +107,15 @@ export class PolicyService {
       if (input.unscannable !== undefined) p.unscannable = input.unscannable;
       if (input.rate_limits !== undefined) p.rateLimits = mergeRateLimits(p.rateLimits, input.rate_limits);
       p.updatedAt = new Date(); // changes the policy version even when only JSON columns changed
-      return m.save(p);
+      const saved = await m.save(p);
+      await record({ entityId: saved.id, action: 'update', before, after: policyView(saved) });
+      return saved;
     });
   }
 
-  async delete(organizationId: string, id: string): Promise<void> {
-    await this.write(organizationId, async (m) => {
+  async delete(actor: Actor, id: string): Promise<void> {
+    const organizationId = actor.organizationId;
+    await this.write(actor, async (m, record) => {
       const p = await this.find(m, organizationId, id, true);
       if (p.isDefault) {
         throw new AppError(
@@ -117,24 +126,40 @@ export class PolicyService {
       }
       // Projects assigned to it are unassigned by the foreign key (ON DELETE SET NULL) and fall back to the default.
       await m.delete(PolicyEntity, { id: p.id, organizationId });
+      await record({ entityId: p.id, action: 'delete', before: policyView(p), after: null });
       return p;
     });
   }
 
   /** Moves the default atomically: the organization row is locked, so concurrent calls serialise. */
-  async setDefault(organizationId: string, id: string): Promise<PolicyView> {
-    return this.write(organizationId, async (m) => {
+  async setDefault(actor: Actor, id: string): Promise<PolicyView> {
+    const organizationId = actor.organizationId;
+    return this.write(actor, async (m, record) => {
       await m.query('SELECT id FROM organizations WHERE id = $1 FOR UPDATE', [organizationId]);
       const p = await this.find(m, organizationId, id);
-      if (p.isDefault) return p;
+      if (p.isDefault) return p; // already the default: nothing changes, nothing is recorded
+      const previous = await m.findOne(PolicyEntity, { where: { organizationId, isDefault: true } });
       await m.query('UPDATE policies SET is_default = false, updated_at = now() WHERE organization_id = $1 AND is_default', [organizationId]);
       await m.query('UPDATE policies SET is_default = true, updated_at = now() WHERE id = $1 AND organization_id = $2', [id, organizationId]);
-      return this.find(m, organizationId, id);
+      const updated = await this.find(m, organizationId, id);
+      await record({
+        entityId: id,
+        action: 'set_default',
+        before: policyView(p),
+        after: policyView(updated),
+        details: previous ? { previous_default_policy_id: previous.id } : undefined,
+      });
+      if (previous) {
+        const demoted = await this.find(m, organizationId, previous.id);
+        await record({ entityId: previous.id, action: 'unset_default', before: policyView(previous), after: policyView(demoted), details: { new_default_policy_id: id } });
+      }
+      return updated;
     });
   }
 
-  async duplicate(organizationId: string, id: string): Promise<PolicyView> {
-    return this.write(organizationId, async (m) => {
+  async duplicate(actor: Actor, id: string): Promise<PolicyView> {
+    const organizationId = actor.organizationId;
+    return this.write(actor, async (m, record) => {
       const p = await this.find(m, organizationId, id);
       const copy = m.create(PolicyEntity, {
         organizationId,
@@ -150,7 +175,9 @@ export class PolicyService {
         unscannable: p.unscannable,
         rateLimits: p.rateLimits,
       });
-      return m.save(copy);
+      const saved = await m.save(copy);
+      await record({ entityId: saved.id, action: 'duplicate', before: null, after: policyView(saved), details: { source_policy_id: p.id } });
+      return saved;
     }, false);
   }
 
@@ -164,11 +191,14 @@ export class PolicyService {
     return p;
   }
 
-  /** Runs a write in a transaction, publishes the change, and returns the policy view. */
-  private async write(organizationId: string, fn: (m: EntityManager) => Promise<PolicyEntity>, changesTraffic = true): Promise<PolicyView> {
-    const event: ChangeEvent = { organizationId, kind: 'policy' };
+  /**
+   * Runs a write in a transaction with its audit record(s), publishes the change, and returns the policy
+   * view. A write that throws rolls back with its records: a failed change leaves no trace in the trail.
+   */
+  private async write(actor: Actor, fn: (m: EntityManager, record: RecordFn) => Promise<PolicyEntity>, changesTraffic = true): Promise<PolicyView> {
+    const event: ChangeEvent = { organizationId: actor.organizationId, kind: 'policy' };
     const saved = await this.storage.dataSource.transaction(async (m) => {
-      const out = await fn(m);
+      const out = await fn(m, (change) => this.trail.record(m, actor, { entityType: 'policy', ...change }));
       if (changesTraffic) await this.bus.publishInTransaction(m, event);
       return out;
     });
@@ -176,6 +206,8 @@ export class PolicyService {
     return policyView(saved);
   }
 }
+
+type RecordFn = (change: Omit<ManagementChange, 'entityType'>) => Promise<void>;
 
 type DetectorLists = Pick<UpdatePolicyInput, 'input_detectors' | 'output_detectors' | 'custom_detectors'>;
 

@@ -3,6 +3,8 @@ import { apiKeyDisplayPrefix, generateApiKey, hashApiKey } from '../../shared/ap
 import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import type { Storage } from '../../storage/data-source';
 import { ProjectEntity } from '../../storage/entities';
+import type { ManagementAction } from '../../storage/entities/management-event.entity';
+import type { Actor, ManagementTrail } from '../audit-trail/management-trail';
 import type { ChangeBus, ChangeEvent } from '../change-bus';
 import { assertId } from '../policies/policy.service';
 import { likeContains } from '../query-helpers';
@@ -18,16 +20,15 @@ const SELECT_PROJECTS = `
       ON pol.organization_id = p.organization_id
      AND ((p.policy_id IS NOT NULL AND pol.id = p.policy_id) OR (p.policy_id IS NULL AND pol.is_default))`;
 
-/** Who is calling: a key may not lock itself out (delete or deactivate its own project). */
-export interface Caller {
-  organizationId: string;
-  projectId: string;
-}
-
+/**
+ * Projects of one organization. Writes run in a transaction that also records them in the management
+ * audit trail (who, what, before → after, never a key or its hash) and publishes the change.
+ */
 export class ProjectService {
   constructor(
     private readonly storage: Storage,
     private readonly bus: ChangeBus,
+    private readonly trail: ManagementTrail,
   ) {}
 
   async list(organizationId: string, q: ListProjectsQuery): Promise<Page<ProjectView>> {
@@ -63,9 +64,10 @@ export class ProjectService {
     return new Map(rows.map((r) => [r.id, projectView(r)]));
   }
 
-  async create(organizationId: string, input: CreateProjectInput): Promise<CreatedProjectView> {
+  async create(actor: Actor, input: CreateProjectInput): Promise<CreatedProjectView> {
+    const organizationId = actor.organizationId;
     const rawKey = generateApiKey();
-    const view = await this.write(organizationId, async (m) => {
+    const view = await this.write(actor, { action: 'create' }, async (m) => {
       if (input.policy_id) await assertPolicyInOrganization(m, organizationId, input.policy_id);
       const saved = await m.save(
         m.create(ProjectEntity, {
@@ -85,9 +87,8 @@ export class ProjectService {
     return { ...view, raw_key: rawKey };
   }
 
-  async update(caller: Caller, id: string, input: UpdateProjectInput): Promise<ProjectView> {
-    return this.write(caller.organizationId, async (m) => {
-      const p = await this.entity(m, caller.organizationId, id);
+  async update(caller: Actor, id: string, input: UpdateProjectInput): Promise<ProjectView> {
+    return this.write(caller, { action: 'update', id }, async (m, p) => {
       if (input.is_active === false && p.id === caller.projectId) {
         throw new AppError('permission_denied', 'A key cannot deactivate its own project: use another project\'s key', {
           code: 'cannot_modify_own_project',
@@ -109,9 +110,8 @@ export class ProjectService {
     });
   }
 
-  async delete(caller: Caller, id: string): Promise<void> {
-    await this.write(caller.organizationId, async (m) => {
-      const p = await this.entity(m, caller.organizationId, id);
+  async delete(caller: Actor, id: string): Promise<void> {
+    await this.write(caller, { action: 'delete', id }, async (m, p) => {
       if (p.id === caller.projectId) {
         throw new AppError('permission_denied', 'A key cannot delete its own project: use another project\'s key', {
           code: 'cannot_modify_own_project',
@@ -123,10 +123,9 @@ export class ProjectService {
   }
 
   /** Issues a new key; the old one fails authentication on the very next request. */
-  async rotateKey(organizationId: string, id: string): Promise<CreatedProjectView> {
+  async rotateKey(actor: Actor, id: string): Promise<CreatedProjectView> {
     const rawKey = generateApiKey();
-    const view = await this.write(organizationId, async (m) => {
-      const p = await this.entity(m, organizationId, id);
+    const view = await this.write(actor, { action: 'rotate_key', id }, async (m, p) => {
       p.keyHash = hashApiKey(rawKey);
       p.keyPrefix = apiKeyDisplayPrefix(rawKey);
       await m.save(p);
@@ -142,24 +141,49 @@ export class ProjectService {
     return p;
   }
 
-  private async row(m: EntityManager, organizationId: string, id: string): Promise<ProjectRow> {
-    assertId(id, 'Project');
-    const [row] = (await m.query(`${SELECT_PROJECTS} WHERE p.organization_id = $1 AND p.id = $2`, [organizationId, id])) as ProjectRow[];
-    if (!row) throw notFound('Project not found');
-    return row;
+  private row(m: EntityManager, organizationId: string, id: string): Promise<ProjectRow> {
+    return projectRow(m, organizationId, id);
   }
 
-  /** Transaction + change notification; returns the fresh view (null for deletes). */
-  private async write(organizationId: string, fn: (m: EntityManager) => Promise<string | null>): Promise<ProjectView> {
+  /**
+   * Transaction + audit record + change notification; returns the fresh view (null for deletes). With
+   * `change.id` the project is locked and read (404 when absent) before `fn` runs, so the record's
+   * "before" is exactly what the change replaced; a throw rolls back the change and its record alike.
+   */
+  private async write(actor: Actor, change: { action: 'create' }, fn: (m: EntityManager) => Promise<string>): Promise<ProjectView>;
+  private async write(
+    actor: Actor,
+    change: { action: Exclude<ManagementAction, 'create'>; id: string },
+    fn: (m: EntityManager, locked: ProjectEntity) => Promise<string | null>,
+  ): Promise<ProjectView>;
+  private async write(
+    actor: Actor,
+    change: { action: ManagementAction; id?: string },
+    fn: (m: EntityManager, locked: ProjectEntity) => Promise<string | null>,
+  ): Promise<ProjectView> {
+    const organizationId = actor.organizationId;
     const event: ChangeEvent = { organizationId, kind: 'project' };
     const view = await this.storage.dataSource.transaction(async (m) => {
-      const id = await fn(m);
+      const locked = change.id === undefined ? undefined : await this.entity(m, organizationId, change.id);
+      const before = locked ? projectView(await this.row(m, organizationId, locked.id)) : null;
+      const id = await fn(m, locked!);
+      const after = id === null ? null : projectView(await this.row(m, organizationId, id));
+      const entityId = id ?? locked?.id;
+      if (entityId) await this.trail.record(m, actor, { entityType: 'project', entityId, action: change.action, before, after });
       await this.bus.publishInTransaction(m, event);
-      return id === null ? null : projectView(await this.row(m, organizationId, id));
+      return after;
     });
     this.bus.emitLocal(event);
     return view as ProjectView;
   }
+}
+
+/** One project with its effective policy, read on `m` (a transaction's manager); 404 when absent. */
+export async function projectRow(m: EntityManager, organizationId: string, id: string): Promise<ProjectRow> {
+  assertId(id, 'Project');
+  const [row] = (await m.query(`${SELECT_PROJECTS} WHERE p.organization_id = $1 AND p.id = $2`, [organizationId, id])) as ProjectRow[];
+  if (!row) throw notFound('Project not found');
+  return row;
 }
 
 async function assertPolicyInOrganization(m: EntityManager, organizationId: string, policyId: string): Promise<void> {

@@ -1,4 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import type { ManagementVia } from '../../storage/entities/management-event.entity';
+import type { Actor } from '../audit-trail/management-trail';
 import type { AuthContext, ProjectAuthService } from './project-auth.service';
 import { AppError, unauthenticated } from '../../shared/errors';
 
@@ -53,4 +55,10 @@ export function requireManagementKey(auth: ProjectAuthService) {
 export function authOf(request: FastifyRequest): AuthContext {
   if (!request.auth) throw unauthenticated('Missing API key', 'missing_api_key');
   return request.auth;
+}
+
+/** The caller of a management change, for the audit trail: organization, project, key prefix, request id. */
+export function actorOf(request: FastifyRequest, via: ManagementVia): Actor {
+  const auth = authOf(request);
+  return { organizationId: auth.organizationId, projectId: auth.projectId, keyPrefix: auth.keyPrefix, requestId: String(request.id), via };
 }

@@ -1,8 +1,9 @@
 import { AuditDeadLetterEntity } from './audit-dead-letter.entity';
+import { ManagementEventEntity } from './management-event.entity';
 import { OrganizationEntity } from './organization.entity';
 import { PolicyEntity } from './policy.entity';
 import { ProjectEntity } from './project.entity';
 import { SecurityEventEntity } from './security-event.entity';
 
-export { AuditDeadLetterEntity, OrganizationEntity, PolicyEntity, ProjectEntity, SecurityEventEntity };
-export const ENTITIES = [AuditDeadLetterEntity, OrganizationEntity, PolicyEntity, ProjectEntity, SecurityEventEntity];
+export { AuditDeadLetterEntity, ManagementEventEntity, OrganizationEntity, PolicyEntity, ProjectEntity, SecurityEventEntity };
+export const ENTITIES = [AuditDeadLetterEntity, ManagementEventEntity, OrganizationEntity, PolicyEntity, ProjectEntity, SecurityEventEntity];

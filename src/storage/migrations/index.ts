@@ -3,6 +3,14 @@ import { PolicyPiiRegions1764100000000 } from './1764100000000-policy-pii-region
 import { AuditDeadLetters1764200000000 } from './1764200000000-audit-dead-letters';
 import { UnscannableContent1764350000000 } from './1764350000000-unscannable-content';
 import { ProjectKeyScope1764400000000 } from './1764400000000-project-key-scope';
+import { ManagementEvents1764600000000 } from './1764600000000-management-events';
 
 /** Every migration, in order. New migrations are appended here (no glob loading: works from src and dist alike). */
-export const MIGRATIONS = [InitialSchema1763800000000, PolicyPiiRegions1764100000000, AuditDeadLetters1764200000000, UnscannableContent1764350000000, ProjectKeyScope1764400000000];
+export const MIGRATIONS = [
+  InitialSchema1763800000000,
+  PolicyPiiRegions1764100000000,
+  AuditDeadLetters1764200000000,
+  UnscannableContent1764350000000,
+  ProjectKeyScope1764400000000,
+  ManagementEvents1764600000000,
+];

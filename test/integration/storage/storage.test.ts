@@ -22,6 +22,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('storage on %s',
       );
       expect(tables.map((t) => t.table_name)).toEqual([
         'audit_dead_letters',
+        'management_events',
         'organizations',
         'policies',
         'projects',

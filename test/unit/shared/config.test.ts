@@ -154,3 +154,27 @@ describe('loadConfig: audit spool', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('loadConfig: audit retention', () => {
+  it('keeps everything by default (0 days), runs hourly in batches of 5000; parses given values', () => {
+    expect(loadConfig({})).toMatchObject({
+      AUDIT_RETENTION_DAYS: 0,
+      MANAGEMENT_AUDIT_RETENTION_DAYS: 0,
+      AUDIT_RETENTION_INTERVAL_MS: 3_600_000,
+      AUDIT_RETENTION_BATCH_SIZE: 5000,
+    });
+    expect(
+      loadConfig({ AUDIT_RETENTION_DAYS: '90', MANAGEMENT_AUDIT_RETENTION_DAYS: '400', AUDIT_RETENTION_INTERVAL_MS: '60000', AUDIT_RETENTION_BATCH_SIZE: '100' }),
+    ).toMatchObject({ AUDIT_RETENTION_DAYS: 90, MANAGEMENT_AUDIT_RETENTION_DAYS: 400, AUDIT_RETENTION_INTERVAL_MS: 60_000, AUDIT_RETENTION_BATCH_SIZE: 100 });
+  });
+
+  it.each([
+    [{ AUDIT_RETENTION_DAYS: '-1' }, /AUDIT_RETENTION_DAYS must be between 0 and 36500/],
+    [{ AUDIT_RETENTION_DAYS: '1.5' }, /AUDIT_RETENTION_DAYS must be an integer/],
+    [{ MANAGEMENT_AUDIT_RETENTION_DAYS: 'forever' }, /MANAGEMENT_AUDIT_RETENTION_DAYS must be a number/],
+    [{ AUDIT_RETENTION_INTERVAL_MS: '0' }, /AUDIT_RETENTION_INTERVAL_MS must be at least 1/],
+    [{ AUDIT_RETENTION_BATCH_SIZE: '100001' }, /AUDIT_RETENTION_BATCH_SIZE must be at most 100000/],
+  ])('%j stops start-up with a clear message', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
