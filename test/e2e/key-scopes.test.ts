@@ -37,6 +37,7 @@ const REST_ROUTES: Array<[method: string, path: (ids: Ids) => string, body?: unk
   ['POST', (i) => `/projects/${i.self}/rotate_key`],
   ['GET', () => '/events'],
   ['GET', () => '/events/sessions'],
+  ['GET', () => '/management_events'],
 ];
 
 /** Every root field of the GraphQL schema, each as one operation (the test checks the list is complete). */
@@ -49,6 +50,7 @@ const GQL_OPERATIONS: Record<string, (i: Ids) => string> = {
   project: (i) => `{ project(id: "${i.self}") { id } }`,
   events: () => '{ events { count } }',
   sessions: () => '{ sessions { count } }',
+  management_events: () => '{ management_events { count } }',
   createPolicy: () => 'mutation { createPolicy(input: { name: "gql traffic" }) { id } }',
   updatePolicy: (i) => `mutation { updatePolicy(id: "${i.policy}", input: { name: "gql renamed" }) { id } }`,
   deletePolicy: (i) => `mutation { deletePolicy(id: "${i.spare}") }`,
