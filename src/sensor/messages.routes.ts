@@ -6,7 +6,7 @@ import type { DetectCategory, DetectionClient, DetectResult } from '../shared/de
 import { authOf } from '../management/projects/request-auth';
 import { AppError } from '../shared/errors';
 import { renderError } from '../shared/http/error-handler';
-import { documented } from '../shared/http/openapi';
+import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../shared/http/openapi';
 import { z } from 'zod';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
 import { noteUnscannedContent } from '../shared/http/unscanned-content';
@@ -64,13 +64,13 @@ function authenticateSensor(deps: MessagesRouteDeps) {
 /**
  * The request as the OpenAPI document shows it: what readMessagesRequest requires (a messages array of
  * objects with content); every other field of the messages API passes through. Documentation only:
- * readMessagesRequest validates (test/unit/openapi-wire-schemas.test.ts keeps the two in step).
+ * readMessagesRequest validates (test/unit/shared/openapi-wire-schemas.test.ts keeps the two in step).
  */
 export const messagesRequestDocSchema = z.looseObject({
   model: z.string().optional(),
   system: z.unknown().optional(),
   messages: z.array(z.looseObject({ role: z.string().optional(), content: z.unknown() })),
-  stream: z.boolean().optional().meta({ description: 'true: the answer is an SSE stream, scanned as it passes' }),
+  stream: streamFlag,
 });
 
 const messagesDoc = documented({
@@ -81,14 +81,8 @@ const messagesDoc = documented({
     'A denied request or answer is a 403 permission_error (code content_blocked / output_blocked). X-Risk-* headers carry the verdict.',
   security: ['svcKey'],
   body: messagesRequestDocSchema,
-  responses: {
-    200: {
-      description: "The upstream's answer, unchanged: a message object, or with `stream: true` the upstream's SSE stream",
-      schema: z.looseObject({}),
-      content: { 'text/event-stream': z.string() },
-    },
-  },
-  errors: [400, 401, 403, 413, 429, 500, 502, 503, 504],
+  responses: relayedAnswer('a message object'),
+  errors: PROXY_ERRORS,
 });
 
 export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): void {

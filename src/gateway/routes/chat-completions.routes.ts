@@ -9,7 +9,7 @@ import { AppError } from '../../shared/errors';
 import { repeatsJsonKey } from '../../shared/http/json-structure-guard';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { noteUnscannedContent } from '../../shared/http/unscanned-content';
-import { documented } from '../../shared/http/openapi';
+import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../../shared/http/openapi';
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import { blockedStreamTail, chatStreamTexts, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.spec';
@@ -54,12 +54,12 @@ function upstreamHeaders(request: FastifyRequest, apiKey: string | undefined): R
 /**
  * The request as the OpenAPI document shows it: what readChatRequest requires (model, a non-empty
  * messages array of objects with a string role); every other field of the OpenAI API passes through.
- * Documentation only: readChatRequest validates (test/unit/openapi-wire-schemas.test.ts keeps the two in step).
+ * Documentation only: readChatRequest validates (test/unit/shared/openapi-wire-schemas.test.ts keeps the two in step).
  */
 export const chatRequestDocSchema = z.looseObject({
   model: z.string().min(1),
   messages: z.array(z.looseObject({ role: z.string(), content: z.unknown().optional() })).min(1),
-  stream: z.boolean().optional().meta({ description: 'true: the answer is an SSE stream, scanned as it passes' }),
+  stream: streamFlag,
 });
 
 const chatDoc = documented({
@@ -70,14 +70,8 @@ const chatDoc = documented({
     'A blocked request or answer is a 403 security_block (code input_blocked / output_blocked); a blocked stream ends with a content_filter chunk. X-Risk-* headers carry the verdict.',
   security: ['bearer'],
   body: chatRequestDocSchema,
-  responses: {
-    200: {
-      description: "The upstream's answer, unchanged: a chat.completion object, or with `stream: true` the upstream's SSE stream",
-      schema: z.looseObject({}),
-      content: { 'text/event-stream': z.string() },
-    },
-  },
-  errors: [400, 401, 403, 413, 429, 500, 502, 503, 504],
+  responses: relayedAnswer('a chat.completion object'),
+  errors: PROXY_ERRORS,
 });
 
 /**

@@ -53,6 +53,15 @@ export function documented(doc: RouteDoc): { config: { openapi: RouteDoc } } {
   return { config: { openapi: doc } };
 }
 
+/** A proxy route's answers: the upstream's own body relayed unchanged, JSON or (`stream: true`) SSE; and its errors. */
+export function relayedAnswer(what: string): Record<number, ResponseDoc> {
+  const description = `The upstream's answer, unchanged: ${what}, or with \`stream: true\` the upstream's SSE stream`;
+  return { 200: { description, schema: z.looseObject({}), content: { 'text/event-stream': z.string() } } };
+}
+export const PROXY_ERRORS = [400, 401, 403, 413, 429, 500, 502, 503, 504];
+/** The `stream` field of a proxied request. */
+export const streamFlag = z.boolean().optional().meta({ description: 'true: the answer is an SSE stream, scanned as it passes' });
+
 /** The standard envelope `{error:{message,type,code}}` (error-handler.ts renders it). */
 export const errorBodySchema = z.strictObject({
   message: z.string(),
