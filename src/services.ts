@@ -43,6 +43,9 @@ export interface RunningServices {
   gatewayUrl?: string;
   /** `http://host:port` of the sensor ({sensor_url}), when started. */
   sensorUrl?: string;
+  /** The HTTP apps, when started (their routes, for tests and tooling). */
+  gatewayApp?: FastifyInstance;
+  sensorApp?: FastifyInstance;
   /** `host:port` the detection service listens on, when started here. */
   detectionAddress?: string;
   /** The Unix domain socket the detection service started here listens on too (see detectionSocketPath). */
@@ -238,6 +241,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         limits,
       });
       running.gatewayUrl = await listen(app, config.HOST, config.PORT);
+      running.gatewayApp = app;
       closers.push({ name: 'gateway', close: () => app.close() });
       logger.info({ url: running.gatewayUrl }, 'gateway listening');
     }
@@ -257,6 +261,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         limits,
       });
       running.sensorUrl = await listen(app, config.HOST, config.SENSOR_PORT);
+      running.sensorApp = app;
       closers.push({ name: 'sensor', close: () => app.close() });
       logger.info({ url: running.sensorUrl }, 'sensor listening');
     }

@@ -9,6 +9,7 @@ import type { ProjectService } from '../management/projects/project.service';
 import type { DetectionClient } from '../shared/detection-client';
 import { createHttpApp } from '../shared/http/create-app';
 import { registerHealthRoute, type HealthOptions, type HealthProbe } from '../shared/http/health';
+import { errorEnvelopeSchema, installOpenApi } from '../shared/http/openapi';
 import type { Logger } from '../shared/logger';
 import { graphqlPlugin } from './graphql/graphql.plugin';
 import type { LimitsService } from './limits/limits.service';
@@ -41,9 +42,31 @@ export interface GatewayDeps {
   limits?: LimitsService;
 }
 
+/** The gateway's OpenAPI document: GET /openapi.json, GET /docs (docs/api.md). */
+export const GATEWAY_OPENAPI = {
+  title: 'LLM content-security gateway',
+  description:
+    'The gateway: the OpenAI-compatible proxy, detection and the management API. Authenticate with a project API key: `Authorization: Bearer <key>`. ' +
+    'Every error is `{"error":{"message","type","code"}}` (the Error component). The sensor (coding-assistant passthrough, POST /v1/messages) listens on its own port and serves its own document there.',
+  securitySchemes: {
+    bearer: { type: 'http', scheme: 'bearer', description: 'A project API key' },
+    operator: { type: 'http', scheme: 'bearer', description: 'The operator credential (the ADMIN_API_KEY setting), distinct from every project key' },
+  },
+  tags: [
+    { name: 'proxy', description: 'OpenAI-compatible proxy, scanned in both directions' },
+    { name: 'detection', description: 'Scan a text without forwarding it' },
+    { name: 'management', description: 'Policies, projects and security events (REST and GraphQL)' },
+    { name: 'health', description: 'Service health (no authentication)' },
+  ],
+  errorEnvelope: errorEnvelopeSchema,
+  aliases: { '/api/v1': '/v1' },
+};
+
 /** The gateway ({base_url}): traffic and management routes. Returned unstarted; the caller listens. */
 export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, jsonMaxDepth: deps.jsonMaxDepth, envelope: 'standard' });
+  // First: the document learns the routes declared after it (each documents itself: shared/http/openapi.ts).
+  installOpenApi(app, GATEWAY_OPENAPI);
   registerHealthRoute(app, { service: 'gateway', probes: deps.probes, ...deps.health });
   registerDetectRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit, limits: deps.limits });
   registerChatCompletionsRoutes(app, {

@@ -4,6 +4,8 @@ import type { ProjectAuthService } from '../management/projects/project-auth.ser
 import type { DetectionClient } from '../shared/detection-client';
 import { createHttpApp } from '../shared/http/create-app';
 import { registerHealthRoute, type HealthOptions, type HealthProbe } from '../shared/http/health';
+import { errorBodySchema, installOpenApi } from '../shared/http/openapi';
+import { z } from 'zod';
 import type { Logger } from '../shared/logger';
 import type { LimitsService } from '../gateway/limits/limits.service';
 import { registerMessagesRoutes } from './messages.routes';
@@ -28,9 +30,28 @@ export interface SensorDeps {
   limits?: LimitsService;
 }
 
+/**
+ * The sensor's own OpenAPI document (GET /openapi.json and /docs on the sensor port): it is a
+ * different server, with its own authentication (X-Svc-Key) and error envelope, so the gateway's
+ * document does not list /v1/messages (docs/api.md).
+ */
+export const SENSOR_OPENAPI = {
+  title: 'LLM content-security sensor',
+  description:
+    'The sensor: a messages-API passthrough for coding assistants (point ANTHROPIC_BASE_URL at it). Authenticate with a project API key in `X-Svc-Key`. ' +
+    'Every error is `{"type":"error","error":{"message","type","code"}}` (the Error component). The management API is on the gateway.',
+  securitySchemes: { svcKey: { type: 'apiKey', in: 'header', name: 'X-Svc-Key', description: 'A project API key' } },
+  tags: [
+    { name: 'proxy', description: 'Messages API passthrough, scanned in both directions' },
+    { name: 'health', description: 'Service health (no authentication)' },
+  ],
+  errorEnvelope: z.strictObject({ type: z.literal('error'), error: errorBodySchema }),
+};
+
 /** The sensor ({sensor_url}): the messages passthrough for coding assistants, and /health. Unstarted. */
 export function buildSensorApp(deps: SensorDeps): FastifyInstance {
   const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, jsonMaxDepth: deps.jsonMaxDepth, envelope: 'messages' });
+  installOpenApi(app, SENSOR_OPENAPI);
   registerHealthRoute(app, { service: 'sensor', probes: deps.probes, ...deps.health });
   registerMessagesRoutes(app, {
     auth: deps.auth,

@@ -6,6 +6,8 @@ import type { DetectCategory, DetectionClient, DetectResult } from '../shared/de
 import { authOf } from '../management/projects/request-auth';
 import { AppError } from '../shared/errors';
 import { renderError } from '../shared/http/error-handler';
+import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../shared/http/openapi';
+import { z } from 'zod';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
 import { noteUnscannedContent } from '../shared/http/unscanned-content';
 import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP, upstreamTransportError } from '../shared/http/upstream';
@@ -59,10 +61,34 @@ function authenticateSensor(deps: MessagesRouteDeps) {
  * says which fields carry text) or an error body — is scanned before any of it is returned, and
  * relayed byte for byte with X-Risk-* headers unless flagged.
  */
+/**
+ * The request as the OpenAPI document shows it: what readMessagesRequest requires (a messages array of
+ * objects with content); every other field of the messages API passes through. Documentation only:
+ * readMessagesRequest validates (test/unit/shared/openapi-wire-schemas.test.ts keeps the two in step).
+ */
+export const messagesRequestDocSchema = z.looseObject({
+  model: z.string().optional(),
+  system: z.unknown().optional(),
+  messages: z.array(z.looseObject({ role: z.string().optional(), content: z.unknown() })),
+  stream: streamFlag,
+});
+
+const messagesDoc = documented({
+  tags: ['proxy'],
+  summary: 'Messages API passthrough for coding assistants, scanned',
+  description:
+    'Authenticated by X-Svc-Key (a project API key); every other header, and the body byte for byte, go to the upstream provider after the request is scanned. ' +
+    'A denied request or answer is a 403 permission_error (code content_blocked / output_blocked). X-Risk-* headers carry the verdict.',
+  security: ['svcKey'],
+  body: messagesRequestDocSchema,
+  responses: relayedAnswer('a message object'),
+  errors: PROXY_ERRORS,
+});
+
 export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): void {
   const limited = trafficLimitHooks(deps.limits, { wire: 'messages', authenticate: authenticateSensor(deps), credential: svcKeyCredential });
   const hooks = { ...limited, ...auditHooks(deps.audit) };
-  app.post('/v1/messages', hooks, async (request, reply) => {
+  app.post('/v1/messages', { ...messagesDoc, ...hooks }, async (request, reply) => {
     const ctx = authOf(request);
     const summary = readMessagesRequest(request.body);
     request.audit = { model: summary.model, countTexts: summary.texts, findings: [], blocked: false };

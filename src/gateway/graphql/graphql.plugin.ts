@@ -3,6 +3,8 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { documented } from '../../shared/http/openapi';
 import { requireManagementKey } from '../../management/projects/request-auth';
 import type { Logger } from '../../shared/logger';
 import { bearerCredential, limitedAuth } from '../limits/limit-hooks';
@@ -39,6 +41,26 @@ export interface GraphqlDeps extends GraphqlServices {
 }
 
 export const GRAPHQL_PATH = '/graphql';
+
+/** The endpoint in the OpenAPI document (the GraphQL schema itself is schema/*.graphql). */
+const graphqlDoc = documented({
+  tags: ['management'],
+  summary: 'The management API in GraphQL (POST; GET for queries, with query/variables in the query string)',
+  security: ['bearer'],
+  body: z.strictObject({
+    query: z.string(),
+    variables: z.record(z.string(), z.unknown()).nullable().optional(),
+    operationName: z.string().nullable().optional(),
+    extensions: z.record(z.string(), z.unknown()).optional(),
+  }),
+  responses: {
+    200: {
+      description: 'A GraphQL result: data and/or errors (GraphQL errors carry extensions.code and extensions.type)',
+      schema: z.looseObject({ data: z.unknown().optional(), errors: z.array(z.looseObject({ message: z.string() })).optional() }),
+    },
+  },
+  errors: [400, 401, 403, 429, 500, 503],
+});
 
 function buildApollo(deps: GraphqlDeps): ApolloServer<GraphqlContext> {
   const limits = { ...DEFAULT_GRAPHQL_LIMITS, ...deps.limits };
@@ -91,6 +113,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
   app.route({
     method: ['GET', 'POST'],
     url: GRAPHQL_PATH,
+    ...graphqlDoc,
     // As the REST management routes: the key is checked before the body is even parsed.
     onRequest: limitedAuth(deps.rateLimits, { routeClass: 'management', authenticate: requireManagementKey(deps.auth), credential: bearerCredential }),
     // HTTP/1.0 allows a request without Host; the Apollo integration builds a URL from it (only to read

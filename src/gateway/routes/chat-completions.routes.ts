@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { request as upstreamRequest, type Dispatcher } from 'undici';
 import { auditHooks, type AuditSinks } from '../../management/events/audit.hook';
 import type { AuthContext, ProjectAuthService } from '../../management/projects/project-auth.service';
@@ -8,6 +9,7 @@ import { AppError } from '../../shared/errors';
 import { repeatsJsonKey } from '../../shared/http/json-structure-guard';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { noteUnscannedContent } from '../../shared/http/unscanned-content';
+import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../../shared/http/openapi';
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import { blockedStreamTail, chatStreamTexts, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.spec';
@@ -50,6 +52,29 @@ function upstreamHeaders(request: FastifyRequest, apiKey: string | undefined): R
 }
 
 /**
+ * The request as the OpenAPI document shows it: what readChatRequest requires (model, a non-empty
+ * messages array of objects with a string role); every other field of the OpenAI API passes through.
+ * Documentation only: readChatRequest validates (test/unit/shared/openapi-wire-schemas.test.ts keeps the two in step).
+ */
+export const chatRequestDocSchema = z.looseObject({
+  model: z.string().min(1),
+  messages: z.array(z.looseObject({ role: z.string(), content: z.unknown().optional() })).min(1),
+  stream: streamFlag,
+});
+
+const chatDoc = documented({
+  tags: ['proxy'],
+  summary: 'OpenAI-compatible chat completions, scanned',
+  description:
+    'The request is scanned with the project policy, then forwarded byte for byte to the upstream provider; its answer (JSON or an SSE stream) is scanned before it is returned. ' +
+    'A blocked request or answer is a 403 security_block (code input_blocked / output_blocked); a blocked stream ends with a content_filter chunk. X-Risk-* headers carry the verdict.',
+  security: ['bearer'],
+  body: chatRequestDocSchema,
+  responses: relayedAnswer('a chat.completion object'),
+  errors: PROXY_ERRORS,
+});
+
+/**
  * POST /v1/chat/completions: OpenAI-compatible proxy. The request body goes upstream byte for byte
  * (every field, not only model/messages/temperature) after input scanning; the response is scanned
  * before anything of it is returned — whole for JSON, incrementally for SSE streams.
@@ -57,7 +82,7 @@ function upstreamHeaders(request: FastifyRequest, apiKey: string | undefined): R
 export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRouteDeps): void {
   const limited = trafficLimitHooks(deps.limits, { wire: 'openai-chat', authenticate: requireBearerKey(deps.auth), credential: bearerCredential });
   const hooks = { ...limited, ...auditHooks(deps.audit) };
-  app.post('/v1/chat/completions', hooks, async (request, reply) => {
+  app.post('/v1/chat/completions', { ...chatDoc, ...hooks }, async (request, reply) => {
     const ctx = authOf(request);
     const chat = readChatRequest(request.body);
     request.audit = { model: chat.model, countTexts: chat.texts, findings: [], blocked: false };

@@ -5,7 +5,9 @@ import type { ProjectAuthService } from '../../management/projects/project-auth.
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
 import type { DetectionClient } from '../../shared/detection-client';
 import { explainVerdict } from '../../shared/explain/verdict-matches';
+import { documented } from '../../shared/http/openapi';
 import { parseBody } from '../../shared/http/validation';
+import { detectResponseSchema } from '../../management/views.schemas';
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { abortOnClientClose } from '../../shared/http/upstream';
 import { directionSchema } from '../../shared/policy';
@@ -15,7 +17,7 @@ import type { LimitsService } from '../limits/limits.service';
 /** Largest `content` accepted by /v1/detect (characters); the body limit applies first. */
 export const MAX_DETECT_CONTENT_CHARS = 1_000_000;
 
-const detectBodySchema = z.strictObject({
+export const detectBodySchema = z.strictObject({
   content: z.string().max(MAX_DETECT_CONTENT_CHARS),
   direction: directionSchema.default('input'),
 });
@@ -35,7 +37,16 @@ export interface DetectRouteDeps {
  */
 export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps): void {
   const limited = trafficLimitHooks(deps.limits, { wire: 'detect', authenticate: requireBearerKey(deps.auth), credential: bearerCredential });
-  app.post('/v1/detect', { ...limited, ...auditHooks(deps.audit) }, async (request, reply) => {
+  const doc = documented({
+    tags: ['detection'],
+    summary: 'Scan a text with the project policy',
+    description: 'A blocked verdict is a 200 answer (this call only detects); X-Risk-Blocked, X-Risk-Categories, X-Risk-Confidence and X-Risk-Unscanned mirror the body.',
+    security: ['bearer'],
+    body: detectBodySchema,
+    responses: { 200: { description: 'The verdict', schema: detectResponseSchema } },
+    errors: [400, 401, 413, 429, 500, 503],
+  });
+  app.post('/v1/detect', { ...doc, ...limited, ...auditHooks(deps.audit) }, async (request, reply) => {
     const body = parseBody(detectBodySchema, request.body);
     const ctx = authOf(request);
     request.audit = { countTexts: [body.content] };

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodType, z } from 'zod';
+import { z, type ZodType } from 'zod';
 import type { ManagementTrail } from '../../management/audit-trail/management-trail';
 import { listManagementEventsQuerySchema } from '../../management/audit-trail/management-trail.schemas';
 import { listEventsQuerySchema, listSessionsQuerySchema } from '../../management/events/event.schemas';
@@ -11,6 +11,18 @@ import { createProjectSchema, listProjectsQuerySchema, updateProjectSchema } fro
 import type { ProjectService } from '../../management/projects/project.service';
 import { actorOf, authOf, requireManagementKey } from '../../management/projects/request-auth';
 import { parseBody, parseQuery } from '../../shared/http/validation';
+import { documented, type ResponseDoc, type RouteDoc } from '../../shared/http/openapi';
+import {
+  createdProjectViewSchema,
+  detectorTypesSchema,
+  eventViewSchema,
+  managementEventViewSchema,
+  pageSchema,
+  policyViewSchema,
+  projectViewSchema,
+  sessionSummaryViewSchema,
+  thresholdLevelsSchema,
+} from '../../management/views.schemas';
 import { bearerCredential, limitedAuth } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 
@@ -33,39 +45,52 @@ const org = (request: FastifyRequest) => authOf(request).organizationId;
 /** Who makes a change (recorded in the management audit trail). */
 const actor = (request: FastifyRequest) => actorOf(request, 'rest');
 
+/**
+ * OpenAPI entry of a management route (shared/http/openapi.ts): tag, bearer key, the errors every
+ * management route can answer (404 too for a route with :id); the request and answer schemas as given.
+ */
+function doc(summary: string, ok: Record<number, ResponseDoc>, more: Partial<RouteDoc> = {}) {
+  const errors = [400, 401, 403, ...(more.params ? [404] : []), 429, 500, 503];
+  return documented({ tags: ['management'], summary, security: ['bearer'], responses: ok, errors, ...more });
+}
+const idParam = { params: z.strictObject({ id: z.string().meta({ description: 'The id (a UUID)' }) }) };
+const ok = (schema: ZodType, description = 'OK') => ({ 200: { description, schema } });
+const created = (schema: ZodType) => ({ 201: { description: 'Created', schema } });
+const deleted = { 204: { description: 'Deleted' } };
+
 function policyRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {
   const s = deps.policies;
-  app.get('/policies/detector_types', async () => s.detectorTypes());
-  app.get('/policies/threshold_levels', async () => s.thresholdLevels());
-  app.get('/policies', async (r) => s.list(org(r), parseQuery(listPoliciesQuerySchema, r.query)));
-  app.post('/policies', async (r, reply) => reply.status(201).send(await s.create(actor(r), body(createPolicySchema, r))));
-  app.get<IdParams>('/policies/:id', async (r) => s.get(org(r), r.params.id));
-  app.patch<IdParams>('/policies/:id', async (r) => s.update(actor(r), r.params.id, body(updatePolicySchema, r)));
-  app.delete<IdParams>('/policies/:id', async (r, reply) => {
+  app.get('/policies/detector_types', doc('List detector types', ok(detectorTypesSchema)), async () => s.detectorTypes());
+  app.get('/policies/threshold_levels', doc('List threshold levels', ok(thresholdLevelsSchema)), async () => s.thresholdLevels());
+  app.get('/policies', doc('List policies', ok(pageSchema(policyViewSchema)), { query: listPoliciesQuerySchema }), async (r) => s.list(org(r), parseQuery(listPoliciesQuerySchema, r.query)));
+  app.post('/policies', doc('Create a policy', created(policyViewSchema), { body: createPolicySchema }), async (r, reply) => reply.status(201).send(await s.create(actor(r), body(createPolicySchema, r))));
+  app.get<IdParams>('/policies/:id', doc('Get a policy', ok(policyViewSchema), idParam), async (r) => s.get(org(r), r.params.id));
+  app.patch<IdParams>('/policies/:id', doc('Update a policy', ok(policyViewSchema), { ...idParam, body: updatePolicySchema }), async (r) => s.update(actor(r), r.params.id, body(updatePolicySchema, r)));
+  app.delete<IdParams>('/policies/:id', doc('Delete a policy', deleted, idParam), async (r, reply) => {
     await s.delete(actor(r), r.params.id);
     return reply.status(204).send();
   });
-  app.post<IdParams>('/policies/:id/set_default', async (r) => s.setDefault(actor(r), r.params.id));
-  app.post<IdParams>('/policies/:id/duplicate', async (r, reply) => reply.status(201).send(await s.duplicate(actor(r), r.params.id)));
+  app.post<IdParams>('/policies/:id/set_default', doc('Make a policy the organization default', ok(policyViewSchema), idParam), async (r) => s.setDefault(actor(r), r.params.id));
+  app.post<IdParams>('/policies/:id/duplicate', doc('Duplicate a policy', created(policyViewSchema), idParam), async (r, reply) => reply.status(201).send(await s.duplicate(actor(r), r.params.id)));
 }
 
 function projectRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {
   const s = deps.projects;
-  app.get('/projects', async (r) => s.list(org(r), parseQuery(listProjectsQuerySchema, r.query)));
-  app.post('/projects', async (r, reply) => reply.status(201).send(await s.create(actor(r), body(createProjectSchema, r))));
-  app.get<IdParams>('/projects/:id', async (r) => s.get(org(r), r.params.id));
-  app.patch<IdParams>('/projects/:id', async (r) => s.update(actor(r), r.params.id, body(updateProjectSchema, r)));
-  app.delete<IdParams>('/projects/:id', async (r, reply) => {
+  app.get('/projects', doc('List projects', ok(pageSchema(projectViewSchema)), { query: listProjectsQuerySchema }), async (r) => s.list(org(r), parseQuery(listProjectsQuerySchema, r.query)));
+  app.post('/projects', doc('Create a project (answers its key, once)', created(createdProjectViewSchema), { body: createProjectSchema }), async (r, reply) => reply.status(201).send(await s.create(actor(r), body(createProjectSchema, r))));
+  app.get<IdParams>('/projects/:id', doc('Get a project', ok(projectViewSchema), idParam), async (r) => s.get(org(r), r.params.id));
+  app.patch<IdParams>('/projects/:id', doc('Update a project', ok(projectViewSchema), { ...idParam, body: updateProjectSchema }), async (r) => s.update(actor(r), r.params.id, body(updateProjectSchema, r)));
+  app.delete<IdParams>('/projects/:id', doc('Delete a project', deleted, idParam), async (r, reply) => {
     await s.delete(actor(r), r.params.id);
     return reply.status(204).send();
   });
-  app.post<IdParams>('/projects/:id/rotate_key', async (r) => s.rotateKey(actor(r), r.params.id));
+  app.post<IdParams>('/projects/:id/rotate_key', doc('Rotate a project key (answers the new key, once)', ok(createdProjectViewSchema), idParam), async (r) => s.rotateKey(actor(r), r.params.id));
 }
 
 function eventRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {
-  app.get('/events', async (r) => deps.events.list(org(r), parseQuery(listEventsQuerySchema, r.query)));
-  app.get('/events/sessions', async (r) => deps.events.sessions(org(r), parseQuery(listSessionsQuerySchema, r.query)));
-  app.get('/management_events', async (r) => deps.trail.list(org(r), parseQuery(listManagementEventsQuerySchema, r.query)));
+  app.get('/events', doc('List security events (the audit trail of traffic)', ok(pageSchema(eventViewSchema)), { query: listEventsQuerySchema }), async (r) => deps.events.list(org(r), parseQuery(listEventsQuerySchema, r.query)));
+  app.get('/events/sessions', doc('List sessions (events grouped by session id)', ok(pageSchema(sessionSummaryViewSchema)), { query: listSessionsQuerySchema }), async (r) => deps.events.sessions(org(r), parseQuery(listSessionsQuerySchema, r.query)));
+  app.get('/management_events', doc('List management events (who changed which policy or project, before → after)', ok(pageSchema(managementEventViewSchema)), { query: listManagementEventsQuerySchema }), async (r) => deps.trail.list(org(r), parseQuery(listManagementEventsQuerySchema, r.query)));
 }
 
 export function registerManagementRoutes(app: FastifyInstance, deps: ManagementRouteDeps): void {

@@ -4,7 +4,9 @@ import type { ProjectAuthService } from '../../management/projects/project-auth.
 import { bearerKey } from '../../management/projects/request-auth';
 import { apiKeyMatches, hashApiKey, isWellFormedApiKey } from '../../shared/api-key';
 import { AppError, unauthenticated } from '../../shared/errors';
+import { documented } from '../../shared/http/openapi';
 import { parseBody } from '../../shared/http/validation';
+import { createdOrganizationViewSchema } from '../../management/views.schemas';
 import { limitedAuth } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import { MANAGEMENT_PREFIXES } from './management.routes';
@@ -48,8 +50,16 @@ export function requireOperator(adminApiKey: string | undefined, auth: ProjectAu
 export function registerOrganizationRoutes(app: FastifyInstance, deps: OrganizationRouteDeps): void {
   // Failed attempts count against the client address (AUTH_FAILURES_PER_MINUTE), as for project keys.
   const onRequest = limitedAuth(deps.limits, { routeClass: 'management', authenticate: requireOperator(deps.adminApiKey, deps.auth), credential: () => undefined });
+  const doc = documented({
+    tags: ['management'],
+    summary: 'Create an organization with its default policy and first project (operator credential ADMIN_API_KEY only)',
+    security: ['operator'],
+    body: createOrganizationSchema,
+    responses: { 201: { description: 'Created; the first project\'s raw key is in this response only', schema: createdOrganizationViewSchema } },
+    errors: [400, 401, 403, 429, 500, 503],
+  });
   for (const prefix of MANAGEMENT_PREFIXES) {
-    app.post(`${prefix}/organizations`, { onRequest }, async (request, reply) =>
+    app.post(`${prefix}/organizations`, { onRequest, ...doc }, async (request, reply) =>
       reply.status(201).send(await deps.organizations.create(parseBody(createOrganizationSchema, request.body))),
     );
   }

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { VERSION } from '../version';
+import { documented } from './openapi';
 
 /** A dependency probe: resolves when healthy, rejects (with a reason) when not. */
 export type HealthProbe = () => Promise<void>;
@@ -46,6 +48,34 @@ async function runProbe(probe: HealthProbe, timeoutMs: number): Promise<ProbeRes
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
+const probeResultSchema = z.strictObject({
+  status: z.enum(['up', 'down']),
+  latency_ms: z.number(),
+  error: z.string().optional(),
+});
+
+/** The /health body (documentation; extra top-level fields come from `info`). */
+export const healthBodySchema = z.looseObject({
+  status: z.enum(['healthy', 'unhealthy']),
+  reason: z.string().optional(),
+  degraded: z.array(z.string()).optional(),
+  service: z.string(),
+  version: z.string(),
+  uptime_s: z.number().int(),
+  checks: z.record(z.string(), probeResultSchema),
+});
+
+const healthDoc = documented({
+  tags: ['health'],
+  summary: 'Health of the service and its dependencies',
+  security: [],
+  responses: {
+    200: { description: 'Healthy (a degradable dependency may be down: listed in `degraded`)', schema: healthBodySchema },
+    503: { description: 'Unhealthy: a dependency is down (named in `reason`)', schema: healthBodySchema },
+  },
+  errors: [],
+});
+
 /**
  * GET /health: `{status: "healthy", service, version, uptime_s, checks}` with 200, or
  * `{status: "unhealthy", reason, ...}` with 503 when a dependency is down. A degradable dependency that
@@ -55,7 +85,7 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 export function registerHealthRoute(app: FastifyInstance, options: HealthOptions): void {
   const startedAt = options.startedAt ?? Date.now();
   const timeoutMs = options.timeoutMs ?? 2000;
-  app.get('/health', async (_request, reply) => {
+  app.get('/health', healthDoc, async (_request, reply) => {
     const names = Object.keys(options.probes);
     const results = await Promise.all(names.map((n) => runProbe(options.probes[n]!, timeoutMs)));
     const checks = Object.fromEntries(names.map((n, i) => [n, results[i]!]));
