@@ -161,29 +161,6 @@ async function withinPropagationBound<T>(probe: () => Promise<T>, ok: (value: T)
     }
   });
 
-  it('(b) a policy change made through one replica applies on the other within a second, both ways', async () => {
-    const policies = await manage(a, 'GET', '/v1/policies/');
-    const defaultId = policies.json.results.find((p: { is_default: boolean }) => p.is_default).id as string;
-    // Both replicas have the key → project → policy in their caches (TTL 300 s) before the changes.
-    expect((await detect(a, 'orange falcon')).json.blocked).toBe(false);
-    expect((await detect(b, 'violet heron')).json.blocked).toBe(false);
-
-    // Through A's REST API, seen on B.
-    const patched = await manage(a, 'PATCH', `/v1/policies/${defaultId}/`, { deny_list: { entries: ['orange falcon'], match_type: 'contains' } });
-    expect(patched.status).toBe(200);
-    const onB = await withinPropagationBound(() => detect(b, 'orange falcon'), (r) => r.json.blocked === true);
-    expect(onB.value.json.blocked).toBe(true);
-
-    // Through B's GraphQL API, seen on A.
-    const mutation = 'mutation ($id: ID!, $input: UpdatePolicyInput!) { updatePolicy(id: $id, input: $input) { id } }';
-    const updated = await gqlRequest(b.url, key, mutation, { id: defaultId, input: { deny_list: { entries: ['violet heron'], match_type: 'contains' } } });
-    expect(updated.json.errors).toBeUndefined();
-    const onA = await withinPropagationBound(() => detect(a, 'violet heron'), (r) => r.json.blocked === true);
-    expect(onA.value.json.blocked).toBe(true);
-    expect((await detect(a, 'orange falcon')).json.blocked).toBe(false); // the whole new policy, not a merge
-    process.stderr.write(`[scale-out] policy change applied on the other replica after ${onB.ms} ms (A→B) and ${onA.ms} ms (B→A)\n`);
-  });
-
   it('(a) a policy\'s request limit is shared: the combined traffic of both replicas reaches it, neither alone does', async () => {
     // requests_per_minute 1 × burst 10: a bucket of 10 that refills one request a minute, so the count is exact.
     const policy = await manage(b, 'POST', '/v1/policies/', {
@@ -207,6 +184,29 @@ async function withinPropagationBound<T>(probe: () => Promise<T>, ok: (value: T)
     for (const refused of answers.slice(10)) {
       expect(refused.json.error).toMatchObject({ type: 'rate_limit', code: 'rate_limit_exceeded', details: { scope: 'requests_per_minute', limit: 1 } });
     }
+  });
+
+  it('(b) a policy change made through one replica applies on the other within a second, both ways', async () => {
+    const policies = await manage(a, 'GET', '/v1/policies/');
+    const defaultId = policies.json.results.find((p: { is_default: boolean }) => p.is_default).id as string;
+    // Both replicas have the key → project → policy in their caches (TTL 300 s) before the changes.
+    expect((await detect(a, 'orange falcon')).json.blocked).toBe(false);
+    expect((await detect(b, 'violet heron')).json.blocked).toBe(false);
+
+    // Through A's REST API, seen on B.
+    const patched = await manage(a, 'PATCH', `/v1/policies/${defaultId}/`, { deny_list: { entries: ['orange falcon'], match_type: 'contains' } });
+    expect(patched.status).toBe(200);
+    const onB = await withinPropagationBound(() => detect(b, 'orange falcon'), (r) => r.json.blocked === true);
+    expect(onB.value.json.blocked).toBe(true);
+
+    // Through B's GraphQL API, seen on A.
+    const mutation = 'mutation ($id: ID!, $input: UpdatePolicyInput!) { updatePolicy(id: $id, input: $input) { id } }';
+    const updated = await gqlRequest(b.url, key, mutation, { id: defaultId, input: { deny_list: { entries: ['violet heron'], match_type: 'contains' } } });
+    expect(updated.json.errors).toBeUndefined();
+    const onA = await withinPropagationBound(() => detect(a, 'violet heron'), (r) => r.json.blocked === true);
+    expect(onA.value.json.blocked).toBe(true);
+    expect((await detect(a, 'orange falcon')).json.blocked).toBe(false); // the whole new policy, not a merge
+    process.stderr.write(`[scale-out] policy change applied on the other replica after ${onB.ms} ms (A→B) and ${onA.ms} ms (B→A)\n`);
   });
 
   it('(c) both replicas\' audit events land in the one database, readable through either replica', async () => {
