@@ -58,8 +58,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
           choices: [choice],
           usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
         });
-        if (fake.jsonDelayMs > 0) setTimeout(() => res.end(fake.lastSent), fake.jsonDelayMs);
-        else res.end(fake.lastSent);
+        // This answer's own bytes: a concurrent request overwrites lastSent while this one is held.
+        const answer = fake.lastSent;
+        if (fake.jsonDelayMs > 0) setTimeout(() => res.end(answer), fake.jsonDelayMs);
+        else res.end(answer);
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_fake_stream' });

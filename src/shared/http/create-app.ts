@@ -1,5 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, shuttingDown } from '../errors';
 import type { Logger } from '../logger';
@@ -110,6 +112,37 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       throw new AppError('invalid_request', 'An HTTP/1.1 request must carry a Host header', { code: 'missing_host' });
     }
   });
+  releaseConnectionsOnClose(app);
   installErrorHandling(app, options.envelope);
   return app;
+}
+
+/** How often, while closing, connections that have become idle are closed. */
+const IDLE_RELEASE_INTERVAL_MS = 100;
+
+/**
+ * close() waits for every open connection, and fastify closes only those idle when it starts: a keep-alive
+ * connection that was busy then (an answer held by the upstream, a stream) stayed open after its answer for
+ * keepAliveTimeout (72 s), holding the shutdown past SHUTDOWN_TIMEOUT_MS (and a pod past its grace period).
+ * While closing, an answer says `Connection: close` (the client opens its next request elsewhere) unless a
+ * request pipelined behind it waits for its 503 (which says it); connections that became idle are closed.
+ */
+function releaseConnectionsOnClose(app: FastifyInstance): void {
+  let closing = false;
+  /** Connections on which a request arrived while closing (pipelined behind a busy one, or on an idle one). */
+  const arrivedWhileClosing = new WeakSet<Socket>();
+  app.server.on('request', (req: IncomingMessage) => {
+    if (closing) arrivedWhileClosing.add(req.socket);
+  });
+  app.addHook('preClose', (done) => {
+    closing = true;
+    // Answers whose headers went out before close() (streams) cannot say it: their connections are closed once idle.
+    const timer = setInterval(() => app.server.closeIdleConnections(), IDLE_RELEASE_INTERVAL_MS).unref();
+    app.server.once('close', () => clearInterval(timer));
+    done();
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (closing && !arrivedWhileClosing.has(request.raw.socket)) void reply.header('connection', 'close');
+    return payload;
+  });
 }
