@@ -4,7 +4,7 @@ import { startFuzzStack } from './fuzz/stack';
 
 /**
  * npm run fuzz -- [--seed N] [--requests N] [--concurrency N] [--timeout-ms N] [--targets a,b] [--only target:index,...]
- * Seeded fuzzing of every public endpoint (see src/tools/fuzz/). Prints the seed, the status histogram
+ * Seeded fuzzing of every public endpoint (see tools/fuzz/). Prints the seed, the status histogram
  * per endpoint and every failure with its reproduction command; exits 1 on any failure.
  */
 function arg(name: string): string | undefined {

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { cutoffFor } from '../detection/decide';
-import { createDetectionEngine, type DetectionEngine } from '../detection/engine';
-import { defaultRegistry } from '../detection/registry';
-import { isDetectorType, THRESHOLD_LEVELS, type DetectorType } from '../shared/detector-catalog';
-import type { DetectionPolicy, Threshold } from '../shared/policy';
+import { cutoffFor } from '#src/detection/decide';
+import { createDetectionEngine, type DetectionEngine } from '#src/detection/engine';
+import { defaultRegistry } from '#src/detection/registry';
+import { isDetectorType, THRESHOLD_LEVELS, type DetectorType } from '#src/shared/detector-catalog';
+import type { DetectionPolicy, Threshold } from '#src/shared/policy';
 import { EVAL_FLOOR_THRESHOLD, floorFor } from './eval-floors';
 import { CLASSIFIER_CATEGORIES, generateLogs, PACKAGE_ROOT, sourceCodeCorpus, type CorpusFile } from './text-corpus';
 

@@ -2,12 +2,12 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { DetectionPolicy, DetectorEntry } from '../shared/policy';
+import type { DetectionPolicy, DetectorEntry } from '#src/shared/policy';
+import { PACKAGE_ROOT as ROOT } from './package-root';
 
 /** Helpers shared by the traffic benchmarks (bench-gateway.ts, bench-streams.ts): processes, quantiles, the policy. */
 
-export const ROOT = resolve(__dirname, '..', '..');
+export { ROOT };
 
 /** Starts `node <cmd>` from the package root and resolves once its output matches `ready`; later output goes to `logTo` when given, else nowhere. */
 export function start(cmd: string[], env: Record<string, string>, ready: RegExp, logTo?: string, timeoutMs = 60_000): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { loadBuiltinModel } from '../detection/classifiers/builtin/builtin-backend';
-import { loadDatasets } from '../detection/classifiers/builtin/training/dataset';
-import { evaluateHeldout, type EvalReport } from '../detection/classifiers/builtin/training/evaluation';
-import { readManifest, type Manifest } from '../detection/classifiers/builtin/training/manifest';
-import { assignSplits } from '../detection/classifiers/builtin/training/split';
-import { WINDOW_OVERLAP, WINDOW_SIZE } from '../detection/classifiers/windows';
-import { THRESHOLD_CUTOFFS } from '../detection/decide';
+import { loadBuiltinModel } from '#src/detection/classifiers/builtin/builtin-backend';
+import { loadDatasets } from '#src/detection/classifiers/builtin/training/dataset';
+import { evaluateHeldout, type EvalReport } from '#src/detection/classifiers/builtin/training/evaluation';
+import { readManifest, type Manifest } from '#src/detection/classifiers/builtin/training/manifest';
+import { assignSplits } from '#src/detection/classifiers/builtin/training/split';
+import { WINDOW_OVERLAP, WINDOW_SIZE } from '#src/detection/classifiers/windows';
+import { THRESHOLD_CUTOFFS } from '#src/detection/decide';
 import { DESIGN_NOTES } from './classifier-design';
 import { cliArg as arg, DEFAULT_DATA_DIR, lengthTable, levelTable, mainTable, manifestSection, MODEL_DIR, sourceTable, TARGETS, writeReport } from './classifier-report';
 

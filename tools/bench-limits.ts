@@ -6,16 +6,18 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import type { FastifyInstance } from 'fastify';
 import type Redis from 'ioredis';
 import { Pool } from 'undici';
-import { bearerCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
-import { LimitsService } from '../gateway/limits/limits.service';
-import { MemoryLimitStore } from '../gateway/limits/memory-store';
-import { closeRedis, connectRedis } from '../gateway/limits/redis-client';
-import { ResilientLimitStore } from '../gateway/limits/redis-store';
-import type { AuthContext } from '../management/projects/project-auth.service';
-import { generateApiKey } from '../shared/api-key';
-import { createHttpApp } from '../shared/http/create-app';
-import { createLogger } from '../shared/logger';
-import { DEFAULT_RATE_LIMITS, type RateLimits } from '../shared/policy';
+import { bearerCredential, trafficLimitHooks } from '#src/gateway/limits/limit-hooks';
+import { LimitsService } from '#src/gateway/limits/limits.service';
+import { MemoryLimitStore } from '#src/gateway/limits/memory-store';
+import { closeRedis, connectRedis } from '#src/gateway/limits/redis-client';
+import { ResilientLimitStore } from '#src/gateway/limits/redis-store';
+import type { AuthContext } from '#src/management/projects/project-auth.service';
+// request.auth: the FastifyRequest augmentation the gateway's routes see.
+import type {} from '#src/management/projects/request-auth';
+import { generateApiKey } from '#src/shared/api-key';
+import { createHttpApp } from '#src/shared/http/create-app';
+import { createLogger } from '#src/shared/logger';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '#src/shared/policy';
 import { PACKAGE_ROOT } from './text-corpus';
 
 /**
@@ -138,7 +140,7 @@ async function main(): Promise<void> {
   const doc = [
     '# Rate-limit overhead',
     '',
-    'Produced by `npm run bench:limits` (src/tools/bench-limits.ts). The same fastify route (the gateway\'s HTTP',
+    'Produced by `npm run bench:limits` (tools/bench-limits.ts). The same fastify route (the gateway\'s HTTP',
     'stack and the real limit hooks, a stub key check and a stub handler answering a chat completion) with',
     'limits off, on the in-memory store and on Redis over loopback. "platform only": a policy with',
     '`rate_limits_enabled: false` (one store call: the platform bucket; the address check is skipped for a key',

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
-import { generateApiKey } from '../../shared/api-key';
-import { loadConfig } from '../../shared/config';
-import { createLogger } from '../../shared/logger';
-import { ALL_SERVICES, startServices, type RunningServices } from '../../services';
+import { generateApiKey } from '#src/shared/api-key';
+import { loadConfig } from '#src/shared/config';
+import { createLogger } from '#src/shared/logger';
+import { ALL_SERVICES, startServices, type RunningServices } from '#src/services';
 import { startFuzzUpstream, type FuzzUpstream } from './fuzz-upstream';
 import type { FuzzContext } from './targets';
 

@@ -1,13 +1,13 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import RE2 from 're2';
-import type { Detector } from '../detection/detector';
-import { evaluate } from '../detection/engine';
-import { findAll } from '../detection/regex-scan';
-import { defaultRegistry } from '../detection/registry';
-import type { DetectorType } from '../shared/detector-catalog';
-import type { DetectionPolicy } from '../shared/policy';
-import { countTextTokens } from '../shared/tokens';
+import type { Detector } from '#src/detection/detector';
+import { evaluate } from '#src/detection/engine';
+import { findAll } from '#src/detection/regex-scan';
+import { defaultRegistry } from '#src/detection/registry';
+import type { DetectorType } from '#src/shared/detector-catalog';
+import type { DetectionPolicy } from '#src/shared/policy';
+import { countTextTokens } from '#src/shared/tokens';
 import { generateProse } from './text-corpus';
 
 /**

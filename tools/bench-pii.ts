@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Detector } from '../detection/detector';
-import { defaultRegistry } from '../detection/registry';
-import { TextIndex } from '../detection/text-index';
-import type { DetectorType } from '../shared/detector-catalog';
+import type { Detector } from '#src/detection/detector';
+import { defaultRegistry } from '#src/detection/registry';
+import { TextIndex } from '#src/detection/text-index';
+import type { DetectorType } from '#src/shared/detector-catalog';
 import { generateProse, PACKAGE_ROOT, sourceCodeText } from './text-corpus';
 
 /**

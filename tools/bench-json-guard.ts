@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { findJsonStructureProblem } from '../shared/http/json-structure-guard';
+import { findJsonStructureProblem } from '#src/shared/http/json-structure-guard';
 
 /**
  * `npm run bench:json`: what the duplicate-key / depth pass adds to parsing a JSON request body, next

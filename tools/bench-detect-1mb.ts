@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { buildViewSet } from '../detection/normalize';
+import { buildViewSet } from '#src/detection/normalize';
 import { benignMegabyte, range } from './bench-perf-lib';
 import { configureDefaultPolicy, freePort, r2, startHealthy, treeCpuMs } from './bench-procs';
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { SuffixScorer } from '../detection/classifiers/builtin/suffix-perplexity';
+import type { SuffixScorer } from '#src/detection/classifiers/builtin/suffix-perplexity';
 
 /**
  * Evaluation of the adversarial-suffix scorer for `npm run train:suffix`: false-positive rate per

@@ -1,16 +1,16 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { CLASSIFIER_TYPES } from '../detection/classifiers/backend';
-import { createBuiltinBackend, loadBuiltinModel } from '../detection/classifiers/builtin/builtin-backend';
-import { scoreDocument } from '../detection/classifiers/builtin/document-scoring';
-import { classifierDetectorFactory } from '../detection/classifiers/classifier-detector';
-import { ClassifierRouter } from '../detection/classifiers/router';
-import { windowSpans, WINDOW_OVERLAP, WINDOW_SIZE, WINDOW_SLACK } from '../detection/classifiers/windows';
-import { createDetectionEngine } from '../detection/engine';
-import { DetectorRegistry } from '../detection/registry';
-import type { DetectorFactory } from '../detection/detector';
-import type { DetectorType } from '../shared/detector-catalog';
-import type { DetectionPolicy } from '../shared/policy';
+import { CLASSIFIER_TYPES } from '#src/detection/classifiers/backend';
+import { createBuiltinBackend, loadBuiltinModel } from '#src/detection/classifiers/builtin/builtin-backend';
+import { scoreDocument } from '#src/detection/classifiers/builtin/document-scoring';
+import { classifierDetectorFactory } from '#src/detection/classifiers/classifier-detector';
+import { ClassifierRouter } from '#src/detection/classifiers/router';
+import { windowSpans, WINDOW_OVERLAP, WINDOW_SIZE, WINDOW_SLACK } from '#src/detection/classifiers/windows';
+import { createDetectionEngine } from '#src/detection/engine';
+import { DetectorRegistry } from '#src/detection/registry';
+import type { DetectorFactory } from '#src/detection/detector';
+import type { DetectorType } from '#src/shared/detector-catalog';
+import type { DetectionPolicy } from '#src/shared/policy';
 import { writeSpeedSection } from './classifier-report';
 import { readmeTexts } from './text-corpus';
 

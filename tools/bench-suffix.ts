@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { loadSuffixScorer } from '../detection/classifiers/builtin/suffix-perplexity';
+import { loadSuffixScorer } from '#src/detection/classifiers/builtin/suffix-perplexity';
 import { readPackageTexts } from './suffix-corpus';
 import { PACKAGE_ROOT } from './text-corpus';
 

@@ -1,7 +1,7 @@
 import inspector from 'node:inspector';
 import { writeFileSync } from 'node:fs';
-import { createDetectionEngine } from '../detection/engine';
-import { defaultRegistry } from '../detection/registry';
+import { createDetectionEngine } from '#src/detection/engine';
+import { defaultRegistry } from '#src/detection/registry';
 import { blockPolicy } from './bench-procs';
 import { generateProse, sourceCodeText } from './text-corpus';
 

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EvalReport, TypeReport } from '../detection/classifiers/builtin/training/evaluation';
-import type { Manifest } from '../detection/classifiers/builtin/training/manifest';
-import type { BuiltinModel } from '../detection/classifiers/builtin/builtin-model';
-import type { BuiltinArtefact } from '../detection/classifiers/builtin/model-format';
-import { scoreDocument } from '../detection/classifiers/builtin/document-scoring';
-import { THRESHOLD_CUTOFFS } from '../detection/decide';
+import type { EvalReport, TypeReport } from '#src/detection/classifiers/builtin/training/evaluation';
+import type { Manifest } from '#src/detection/classifiers/builtin/training/manifest';
+import type { BuiltinModel } from '#src/detection/classifiers/builtin/builtin-model';
+import type { BuiltinArtefact } from '#src/detection/classifiers/builtin/model-format';
+import { scoreDocument } from '#src/detection/classifiers/builtin/document-scoring';
+import { THRESHOLD_CUTOFFS } from '#src/detection/decide';
+import { PACKAGE_ROOT } from './package-root';
 
 /**
  * bench/CLASSIFIERS.md: written by `npm run eval:classifiers` (everything but the speed section) and by
@@ -13,8 +14,7 @@ import { THRESHOLD_CUTOFFS } from '../detection/decide';
  * other's part.
  */
 
-/** The package root, from src/tools (ts) or dist/tools (compiled). */
-export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
+export { PACKAGE_ROOT };
 export const REPORT_FILE = path.join(PACKAGE_ROOT, 'bench', 'CLASSIFIERS.md');
 /** The committed artefact and the training data's default place (`--data <dir>` overrides it). */
 export const MODEL_DIR = path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model');

@@ -3,10 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { OnnxClassifierBackend } from '../detection/classifiers/backends/onnx-classifier-backend';
-import { readOnnxModelDir } from '../detection/classifiers/backends/onnx-model-config';
+import { OnnxClassifierBackend } from '#src/detection/classifiers/backends/onnx-classifier-backend';
+import { readOnnxModelDir } from '#src/detection/classifiers/backends/onnx-model-config';
 import { buildMeanPoolModel, buildTransformerModel, wordPieceTokenizerJson, writeModelDir } from './onnx-synthetic-models';
 import { randomWeights } from './onnx-graph-builder';
+import { PACKAGE_ROOT } from './package-root';
 
 /**
  * `npm run bench:onnx`: cost of the `onnx` backend per model size, on synthetic models with random
@@ -185,7 +186,7 @@ async function main(): Promise<void> {
   }
   const table = report(results);
   const header = `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, onnxruntime-node ${require('onnxruntime-node/package.json').version}.`;
-  const file = join(__dirname, '..', '..', 'bench', 'ONNX.md');
+  const file = join(PACKAGE_ROOT, 'bench', 'ONNX.md');
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '# onnx backend: cost per model size (npm run bench:onnx)\n';
   writeFileSync(file, replaceResults(current, `${header}\n\n${table}`));
   console.log(`\n${header}\n\n${table}`);

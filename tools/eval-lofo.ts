@@ -1,16 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BuiltinModel } from '../detection/classifiers/builtin/builtin-model';
-import { scoreDocument } from '../detection/classifiers/builtin/document-scoring';
-import { EVALUATION_FIXTURE, loadDatasets, type Row } from '../detection/classifiers/builtin/training/dataset';
-import { benignGroupOf, familyOf, SOURCE_FAMILIES, type BenignGroup } from '../detection/classifiers/builtin/training/families';
-import { assignSplits } from '../detection/classifiers/builtin/training/split';
-import { ATTACK_HEADS } from '../detection/classifiers/builtin/builtin-model';
-import { trainAll } from '../detection/classifiers/builtin/training/trainer';
-import { heldoutHarmfulRequests, heldoutWrapped } from '../detection/classifiers/builtin/training/synthetic';
+import { BuiltinModel } from '#src/detection/classifiers/builtin/builtin-model';
+import { scoreDocument } from '#src/detection/classifiers/builtin/document-scoring';
+import { EVALUATION_FIXTURE, loadDatasets, type Row } from '#src/detection/classifiers/builtin/training/dataset';
+import { benignGroupOf, familyOf, SOURCE_FAMILIES, type BenignGroup } from '#src/detection/classifiers/builtin/training/families';
+import { assignSplits } from '#src/detection/classifiers/builtin/training/split';
+import { ATTACK_HEADS } from '#src/detection/classifiers/builtin/builtin-model';
+import { trainAll } from '#src/detection/classifiers/builtin/training/trainer';
+import { heldoutHarmfulRequests, heldoutWrapped } from '#src/detection/classifiers/builtin/training/synthetic';
 import { generateSuffix, SUFFIX_STYLES, withSuffix } from './suffix-generator';
-import { THRESHOLD_CUTOFFS } from '../detection/decide';
-import type { Threshold } from '../shared/policy';
+import { THRESHOLD_CUTOFFS } from '#src/detection/decide';
+import type { Threshold } from '#src/shared/policy';
 import { cliArg as arg, committedArtefact, DEFAULT_DATA_DIR, moderationFlagged, writeSection } from './classifier-report';
 import { prng } from './text-corpus';
 

@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BuiltinModel } from '../detection/classifiers/builtin/builtin-model';
-import { loadDatasets, sha256 } from '../detection/classifiers/builtin/training/dataset';
-import { evaluateHeldout } from '../detection/classifiers/builtin/training/evaluation';
-import { heuristicReport } from '../detection/classifiers/builtin/training/heuristic-report';
-import { summarise, writeManifest, type Manifest } from '../detection/classifiers/builtin/training/manifest';
-import { assignSplits, CALIBRATION_FRACTION, HELDOUT_FRACTION } from '../detection/classifiers/builtin/training/split';
-import { HASHING, LAMBDA, MAX_ITERATIONS, SOURCE_BALANCE_POWER, TOLERANCE, trainAll } from '../detection/classifiers/builtin/training/trainer';
-import { DAVIDSON_HARASSMENT_KEEP, TWEET_NEGATIVE_WEIGHT } from '../detection/classifiers/builtin/training/labels';
+import { BuiltinModel } from '#src/detection/classifiers/builtin/builtin-model';
+import { loadDatasets, sha256 } from '#src/detection/classifiers/builtin/training/dataset';
+import { evaluateHeldout } from '#src/detection/classifiers/builtin/training/evaluation';
+import { heuristicReport } from '#src/detection/classifiers/builtin/training/heuristic-report';
+import { summarise, writeManifest, type Manifest } from '#src/detection/classifiers/builtin/training/manifest';
+import { assignSplits, CALIBRATION_FRACTION, HELDOUT_FRACTION } from '#src/detection/classifiers/builtin/training/split';
+import { HASHING, LAMBDA, MAX_ITERATIONS, SOURCE_BALANCE_POWER, TOLERANCE, trainAll } from '#src/detection/classifiers/builtin/training/trainer';
+import { DAVIDSON_HARASSMENT_KEEP, TWEET_NEGATIVE_WEIGHT } from '#src/detection/classifiers/builtin/training/labels';
 import { cliArg as arg, DEFAULT_DATA_DIR, MODEL_DIR, PACKAGE_ROOT } from './classifier-report';
-import { WINDOW_OVERLAP, WINDOW_SIZE } from '../detection/classifiers/windows';
+import { WINDOW_OVERLAP, WINDOW_SIZE } from '#src/detection/classifiers/windows';
 
 /**
  * `npm run train`: trains the builtin classifier heads from ../shared/datasets (or --data <dir>) and

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { PACKAGE_ROOT } from './package-root';
 
 /**
  * Deterministic texts for the evaluation and the benchmark: generated English-like prose (optionally
@@ -10,8 +11,8 @@ import path from 'node:path';
 /** Categories of the model-based detectors; every other implemented type is a signature detector. */
 export const CLASSIFIER_CATEGORIES: ReadonlySet<string> = new Set(['prompt_defense', 'content_moderation']);
 
-/** The package root, from src/tools (ts) or dist/tools (compiled). */
-export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
+/** The repository root (tools/package-root.ts). */
+export { PACKAGE_ROOT };
 
 /** mulberry32: a small, fast, deterministic PRNG. */
 export function prng(seed: number): () => number {

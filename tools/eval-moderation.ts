@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { BuiltinModel } from '../detection/classifiers/builtin/builtin-model';
-import { scoreDocument } from '../detection/classifiers/builtin/document-scoring';
-import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, EVALUATION_FIXTURE, fixtureLists, loadDatasets, type Row } from '../detection/classifiers/builtin/training/dataset';
-import { benignGroupOf, type BenignGroup } from '../detection/classifiers/builtin/training/families';
-import { assignSplits } from '../detection/classifiers/builtin/training/split';
-import { trainAll } from '../detection/classifiers/builtin/training/trainer';
-import { HEADS, moderationType, type HeadName } from '../detection/classifiers/builtin/taxonomy';
-import { THRESHOLD_CUTOFFS } from '../detection/decide';
+import { BuiltinModel } from '#src/detection/classifiers/builtin/builtin-model';
+import { scoreDocument } from '#src/detection/classifiers/builtin/document-scoring';
+import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, EVALUATION_FIXTURE, fixtureLists, loadDatasets, type Row } from '#src/detection/classifiers/builtin/training/dataset';
+import { benignGroupOf, type BenignGroup } from '#src/detection/classifiers/builtin/training/families';
+import { assignSplits } from '#src/detection/classifiers/builtin/training/split';
+import { trainAll } from '#src/detection/classifiers/builtin/training/trainer';
+import { HEADS, moderationType, type HeadName } from '#src/detection/classifiers/builtin/taxonomy';
+import { THRESHOLD_CUTOFFS } from '#src/detection/decide';
 import { cliArg as arg, committedArtefact, DEFAULT_DATA_DIR, moderationFlagged, writeSection } from './classifier-report';
 
 /**
