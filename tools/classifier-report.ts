@@ -16,9 +16,31 @@ import { PACKAGE_ROOT } from './package-root';
 
 export { PACKAGE_ROOT };
 export const REPORT_FILE = path.join(PACKAGE_ROOT, 'bench', 'CLASSIFIERS.md');
-/** The committed artefact and the training data's default place (`--data <dir>` overrides it). */
+/** The committed artefact. */
 export const MODEL_DIR = path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model');
-export const DEFAULT_DATA_DIR = path.join(PACKAGE_ROOT, '..', 'shared', 'datasets');
+
+/**
+ * The labelled datasets the training and evaluation tools read: `--data <dir>`, else the DATASETS_DIR
+ * setting. They are not part of the repository: without either, or when the directory is missing, the
+ * tool stops (exit 1) with a message saying so (docs/benchmarks.md, "Datasets").
+ */
+export function datasetsDir(): string {
+  const flag = cliArg('data');
+  const given = flag ?? process.env.DATASETS_DIR;
+  const stop = (message: string): never => {
+    process.stderr.write(`${message}\n`);
+    process.exit(1);
+  };
+  if (!given) {
+    return stop(
+      'No datasets directory: pass --data <dir> (e.g. npm run eval:classifiers -- --data ./datasets) or set DATASETS_DIR.\n' +
+        'The labelled datasets are not part of the repository (docs/benchmarks.md, "Datasets").',
+    );
+  }
+  const dir = path.resolve(given);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return stop(`Datasets directory ${dir} (${flag ? '--data' : 'DATASETS_DIR'}) does not exist.`);
+  return dir;
+}
 
 /** The value after `--name` on the command line of the classifier tools. */
 export function cliArg(name: string): string | undefined {

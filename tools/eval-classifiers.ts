@@ -7,10 +7,10 @@ import { assignSplits } from '#src/detection/classifiers/builtin/training/split'
 import { WINDOW_OVERLAP, WINDOW_SIZE } from '#src/detection/classifiers/windows';
 import { THRESHOLD_CUTOFFS } from '#src/detection/decide';
 import { DESIGN_NOTES } from './classifier-design';
-import { cliArg as arg, DEFAULT_DATA_DIR, lengthTable, levelTable, mainTable, manifestSection, MODEL_DIR, sourceTable, TARGETS, writeReport } from './classifier-report';
+import { cliArg as arg, datasetsDir, lengthTable, levelTable, mainTable, manifestSection, MODEL_DIR, sourceTable, TARGETS, writeReport } from './classifier-report';
 
 /**
- * `npm run eval:classifiers`: the committed builtin model on the held-out split of ../shared/datasets
+ * `npm run eval:classifiers`: the committed builtin model on the held-out split of the labelled datasets (--data <dir> or DATASETS_DIR)
  * (or --data <dir>), through the production scoring path (views × windows × max, heuristics, floors).
  * Prints the table and writes bench/CLASSIFIERS.md (keeping its speed section).
  */
@@ -18,7 +18,7 @@ import { cliArg as arg, DEFAULT_DATA_DIR, lengthTable, levelTable, mainTable, ma
 const MANIFEST = path.join(MODEL_DIR, 'manifest.json');
 
 function main(): void {
-  const dataDir = path.resolve(arg('data') ?? DEFAULT_DATA_DIR);
+  const dataDir = datasetsDir();
   const manifest = readManifest(MANIFEST);
   const data = loadDatasets(dataDir);
   const stale = data.files.filter((f) => manifest.data.files.find((m) => m.file === f.file)?.sha256 !== f.sha256);

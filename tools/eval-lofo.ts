@@ -11,7 +11,7 @@ import { heldoutHarmfulRequests, heldoutWrapped } from '#src/detection/classifie
 import { generateSuffix, SUFFIX_STYLES, withSuffix } from './suffix-generator';
 import { THRESHOLD_CUTOFFS } from '#src/detection/decide';
 import type { Threshold } from '#src/shared/policy';
-import { cliArg as arg, committedArtefact, DEFAULT_DATA_DIR, moderationFlagged, writeSection } from './classifier-report';
+import { cliArg as arg, committedArtefact, datasetsDir, moderationFlagged, writeSection } from './classifier-report';
 import { prng } from './text-corpus';
 
 /**
@@ -188,7 +188,7 @@ function render(results: readonly FoldResult[], started: string): string {
 }
 
 function main(): void {
-  const dataDir = path.resolve(arg('data') ?? DEFAULT_DATA_DIR);
+  const dataDir = datasetsDir();
   const wanted = arg('folds')?.split(',');
   const t0 = Date.now();
   const log = (m: string) => console.log(`[lofo ${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}`);

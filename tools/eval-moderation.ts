@@ -7,7 +7,7 @@ import { assignSplits } from '#src/detection/classifiers/builtin/training/split'
 import { trainAll } from '#src/detection/classifiers/builtin/training/trainer';
 import { HEADS, moderationType, type HeadName } from '#src/detection/classifiers/builtin/taxonomy';
 import { THRESHOLD_CUTOFFS } from '#src/detection/decide';
-import { cliArg as arg, committedArtefact, DEFAULT_DATA_DIR, moderationFlagged, writeSection } from './classifier-report';
+import { cliArg as arg, committedArtefact, datasetsDir, moderationFlagged, writeSection } from './classifier-report';
 
 /**
  * `npm run eval:moderation`: leave-one-source-family-out evaluation of the builtin moderation heads.
@@ -159,7 +159,7 @@ function render(results: readonly FoldResult[], fixture: Fixture, started: strin
 }
 
 function main(): void {
-  const dataDir = path.resolve(arg('data') ?? DEFAULT_DATA_DIR);
+  const dataDir = datasetsDir();
   const wanted = arg('folds')?.split(',');
   const t0 = Date.now();
   const log = (m: string) => console.log(`[moderation ${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}`);

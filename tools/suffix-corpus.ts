@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The texts of `npm run train:suffix`: benign rows of ../shared/datasets (read at training time, never
+ * The texts of `npm run train:suffix`: benign rows of the labelled datasets (--data <dir> or DATASETS_DIR) (read at training time, never
  * copied), harmful requests for the positives, and ordinary prose and code from the README and source
  * files of the packages in node_modules. Every text goes to one part by a hash of its content (rows) or
  * path (files): `lm` (trains the language model), `cal` (fits and calibrates the window scorer),

@@ -8,18 +8,18 @@ import { summarise, writeManifest, type Manifest } from '#src/detection/classifi
 import { assignSplits, CALIBRATION_FRACTION, HELDOUT_FRACTION } from '#src/detection/classifiers/builtin/training/split';
 import { HASHING, LAMBDA, MAX_ITERATIONS, SOURCE_BALANCE_POWER, TOLERANCE, trainAll } from '#src/detection/classifiers/builtin/training/trainer';
 import { DAVIDSON_HARASSMENT_KEEP, TWEET_NEGATIVE_WEIGHT } from '#src/detection/classifiers/builtin/training/labels';
-import { cliArg as arg, DEFAULT_DATA_DIR, MODEL_DIR, PACKAGE_ROOT } from './classifier-report';
+import { cliArg as arg, datasetsDir, MODEL_DIR, PACKAGE_ROOT } from './classifier-report';
 import { WINDOW_OVERLAP, WINDOW_SIZE } from '#src/detection/classifiers/windows';
 
 /**
- * `npm run train`: trains the builtin classifier heads from ../shared/datasets (or --data <dir>) and
+ * `npm run train`: trains the builtin classifier heads from the labelled datasets (--data <dir> or DATASETS_DIR) and
  * writes src/detection/classifiers/builtin/model/{model.json,manifest.json} (or --out <dir>).
  * Deterministic: the same data gives the same model.json byte for byte (manifest.json also records the
  * date and timings). Takes a few minutes on one core.
  */
 
 function main(): void {
-  const dataDir = path.resolve(arg('data') ?? DEFAULT_DATA_DIR);
+  const dataDir = datasetsDir();
   const outDir = path.resolve(arg('out') ?? MODEL_DIR);
   const started = Date.now();
   const log = (msg: string) => console.log(`[train ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);

@@ -12,10 +12,11 @@ import { CHAT_TURNS, machineStrings, MULTILINGUAL, PUBLISHED_SUFFIXES, TABLES_AN
 import { generateSuffix, SUFFIX_STYLES, withSuffix, type SuffixStyle } from './suffix-generator';
 import { negatives, negativeTable, positives, positiveTable, speed, type Positive } from './suffix-report';
 import { PACKAGE_ROOT, prng } from './text-corpus';
+import { datasetsDir } from './classifier-report';
 
 /**
  * `npm run train:suffix`: builds the adversarial-suffix artefact (model/suffix-lm.json: the character
- * LM and the window scorer) from ../shared/datasets (or --data <dir>) and the README / source files in
+ * LM and the window scorer) from the labelled datasets (--data <dir> or DATASETS_DIR) and the README / source files in
  * node_modules, then prints the evaluation. Deterministic (seeded; no dates in the outputs): the same
  * inputs give the same files byte for byte; model/suffix-manifest.json records their SHA-256.
  */
@@ -167,7 +168,7 @@ function evaluate(scorer: SuffixScorer, rows: Rows, pkg: readonly Sample[]) {
 }
 
 function main(): void {
-  const dataDir = path.resolve(arg('data') ?? path.join(PACKAGE_ROOT, '..', 'shared', 'datasets'));
+  const dataDir = datasetsDir();
   const outDir = path.resolve(arg('out') ?? path.join(PACKAGE_ROOT, 'src', 'detection', 'classifiers', 'builtin', 'model'));
   const t0 = Date.now();
   const log: Log = (m) => console.log(`[train:suffix ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
