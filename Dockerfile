@@ -30,6 +30,11 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY proto ./proto
 COPY schema ./schema
+# The embedded database and the audit spool live in DATA_DIR (/app/data): owned by the unprivileged
+# user the image runs as. Mount a volume there to keep them across container restarts.
+RUN mkdir -p /app/data && chown node:node /app/data
+ENV DATA_DIR=/app/data
+VOLUME ["/app/data"]
 USER node
 EXPOSE 8080 8081 50051
 ENTRYPOINT ["node", "dist/main.js"]

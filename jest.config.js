@@ -7,5 +7,7 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
   },
+  // tools/ imports the product as #src/… (package.json "imports": dist/ at run time, src/ here).
+  moduleNameMapper: { '^#src/(.*)$': '<rootDir>/src/$1' },
   testTimeout: 30000,
 };

@@ -1,6 +1,7 @@
 'use strict';
 /**
- * Compiles src/ to dist/ (tsc -p tsconfig.build.json, incremental) and records when: dist/.build-stamp.
+ * Compiles src/ to dist/ and tools/ to dist/tools/ (tsc -b tools/tsconfig.json: it references
+ * tsconfig.build.json, so the product is compiled first; incremental) and records when: dist/.build-stamp.
  *
  *   node scripts/build.js              compile (npm run build)
  *   node scripts/build.js --if-stale   compile only when src/ or a tsconfig changed since the last build
@@ -18,7 +19,7 @@ const { join } = require('node:path');
 const ROOT = join(__dirname, '..');
 const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp');
-const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json'];
+const INPUTS = ['src', 'tools', 'tsconfig.json', 'tsconfig.build.json'];
 
 /** Newest modification time (ms) under `path`: files and directories (a deleted or renamed file changes its directory's). */
 function newestMtime(path) {
@@ -44,7 +45,7 @@ function isStale(root = ROOT) {
   if (!existsSync(join(root, 'dist', 'main.js')) || !existsSync(stamp)) return 'dist/ has not been built';
   const built = statSync(stamp).mtimeMs;
   const changed = Math.max(...INPUTS.map((p) => newestMtime(join(root, p))));
-  return changed > built ? 'src/ changed since the last build' : undefined;
+  return changed > built ? 'src/ or tools/ changed since the last build' : undefined;
 }
 
 function typescriptCompiler() {
@@ -60,7 +61,9 @@ function build() {
   const tsc = typescriptCompiler();
   if (!tsc) throw new Error('TypeScript is not installed (npm install without --omit=dev installs it)');
   const started = new Date();
-  const r = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+  // tools/ is absent from a tree shipped without it (a Docker layer, a production copy): the product alone.
+  const project = existsSync(join(ROOT, 'tools', 'tsconfig.json')) ? join(ROOT, 'tools', 'tsconfig.json') : join(ROOT, 'tsconfig.build.json');
+  const r = spawnSync(process.execPath, [tsc, '-b', project], { cwd: ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`tsc failed (exit ${r.status ?? r.signal})`);
   mkdirSync(DIST, { recursive: true });
   writeFileSync(STAMP, `${started.toISOString()}\n`);

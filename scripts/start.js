@@ -9,7 +9,7 @@ const { build, isStale } = require('./build');
 
 const stale = isStale();
 if (stale) {
-  process.stdout.write(`${stale}: compiling (tsc -p tsconfig.build.json)…\n`);
+  process.stdout.write(`${stale}: compiling (scripts/build.js)…\n`);
   try {
     build();
   } catch (err) {

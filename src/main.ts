@@ -25,6 +25,28 @@ const LOG_FLUSH_MS = 200;
 
 const USAGE = `usage: node dist/main.js [all|detection|gateway|sensor|migrate|create-org --name NAME [--project NAME] [--environment production|staging|development]]`;
 
+const HELP = `LLM content-security gateway
+
+usage: npm start                 (= node dist/main.js all)
+       node dist/main.js [command] [options]
+
+commands:
+  all          detection + gateway + sensor in one process (default; what npm start runs)
+  detection    the gRPC detection service alone
+  gateway      the gateway alone (REST proxy, management, GraphQL; dials DETECTION_ADDRESS)
+  sensor       the sensor alone (dials DETECTION_ADDRESS)
+  migrate      apply database migrations (and bootstrap an empty database), then exit
+  create-org   --name NAME [--project NAME] [--environment production|staging|development]
+               create an organisation with a default policy, a project and its first key, then exit
+
+options:
+  -h, --help   print this help and exit
+
+Settings come from the environment (e.g. OPENAI_API_KEY, ANTHROPIC_BASE_URL, PORT, DATA_DIR,
+DATABASE_URL, REDIS_URL): .env.example lists every one with its default, docs/configuration.md
+explains them. Stop with SIGTERM or Ctrl-C: the services drain and close.
+`;
+
 function printBootstrap(outcome: BootstrapOutcome | undefined, out: NodeJS.WritableStream): void {
   if (!outcome) return;
   if (outcome.created) {
@@ -136,6 +158,11 @@ async function serve(config: Config, services: readonly ServiceName[], detection
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  // `npm start -- --help` arrives as ["all", "--help"].
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(HELP);
+    return;
+  }
   const [command = 'all', ...rest] = argv;
   const config = loadConfig(env);
   switch (command) {

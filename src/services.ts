@@ -11,6 +11,7 @@ import { LimitsService } from './gateway/limits/limits.service';
 import { MemoryLimitStore } from './gateway/limits/memory-store';
 import { closeRedis, connectRedis } from './gateway/limits/redis-client';
 import { ResilientLimitStore } from './gateway/limits/redis-store';
+import { loadPriceTable } from './gateway/limits/prices';
 import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
 import { ManagementTrail } from './management/audit-trail/management-trail';
 import { AlertNotifier } from './management/events/alert-notifier';
@@ -106,6 +107,8 @@ async function startDetection(config: Config, logger: Logger, thread: boolean, s
 export async function startServices(options: StartOptions): Promise<RunningServices> {
   const { config, logger } = options;
   const wanted = new Set(options.services);
+  // Read first: a bad PRICES_FILE stops the start before anything is opened.
+  const prices = wanted.has('gateway') || wanted.has('sensor') ? loadPriceTable(config.PRICES_FILE) : undefined;
   const closers: Closer[] = []; // closed in reverse order of start
   const running: RunningServices = { close: () => closeAll(closers, config.SHUTDOWN_TIMEOUT_MS, logger) };
   try {
@@ -208,6 +211,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
       },
       now: options.clock,
+      prices,
     });
     // Closed before the store (closers run in reverse): pending output charges are written first.
     closers.push({ name: 'limits-charges', close: () => limits.close() });

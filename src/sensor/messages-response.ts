@@ -1,11 +1,11 @@
 import { jsonStringFields } from '../gateway/proxy/output-scan';
 import type { StreamText } from '../gateway/proxy/stream-guard';
 import { indexPath, type TextField } from '../shared/explain/field-layout';
-import { blockTexts, isObject, str, type Json } from './messages-spec';
+import { blockTexts, isObject, str, type Json } from './messages.schema';
 
 /**
  * The messages wire API, response side: every text the model wrote, in a whole message and in the
- * events of a stream, read the way the request side reads content blocks (messages-spec.ts): text,
+ * events of a stream, read the way the request side reads content blocks (messages.schema.ts): text,
  * thinking, tool_use / server_tool_use / mcp_tool_use (name; the input as JSON text and each of its
  * string values decoded), web search and other tool results, every string of a block type this file
  * does not know. Beyond the request side: a text block's `citations` (`cited_text`, titles, URLs).

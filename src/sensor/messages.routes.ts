@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
 import { noteUnscannedContent } from '../shared/http/unscanned-content';
 import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP, upstreamTransportError } from '../shared/http/upstream';
-import { readMessagesRequest } from './messages-spec';
+import { readMessagesRequest } from './messages.schema';
 import { messagesResponseFields, messagesStreamTexts } from './messages-response';
 import { meterStream, svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
 import type { LimitsService } from '../gateway/limits/limits.service';

@@ -1,14 +1,33 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import lockfile from 'proper-lockfile';
 
 /**
- * An embedded database directory may be opened by one process only (PGlite has no multi-process
- * locking; two writers would corrupt it). A pid file guards it; a stale file (its process is gone) is
- * taken over.
+ * An embedded database directory (and an audit spool) may be opened by one process only (PGlite has no
+ * multi-process locking; two writers would corrupt it). The lock is proper-lockfile's: a directory
+ * `<dir>.lock` created atomically beside `dir`, whose mtime its holder refreshes every `updateMs`. A
+ * lock not refreshed for `staleMs` belongs to a process that is gone and is taken over. Process ids
+ * play no part: a container restarted after a kill (where the new process gets the old one's pid,
+ * often 1) is not mistaken for the old holder, and a reused pid never keeps a dead lock alive.
+ * A clean stop removes the lock at once; after a crash the next start waits until it is stale.
  */
 export interface DataDirLock {
   release(): void;
 }
+
+export interface LockTiming {
+  /** A lock whose mtime is older than this is stale (its holder is gone). proper-lockfile's minimum: 2000. */
+  staleMs: number;
+  /** How often the holder refreshes the mtime. */
+  updateMs: number;
+  /** acquireDataDirLock only: how long to wait for a held lock to be released or go stale. */
+  waitMs: number;
+}
+
+/** A holder must stall its event loop for 30 s to lose its lock; a restart after a crash waits up to ~30 s. */
+export const LOCK_TIMING: LockTiming = { staleMs: 30_000, updateMs: 5_000, waitMs: 32_000 };
+
+/** Directories locked by this process (a second open here fails at once instead of waiting). */
+const heldHere = new Set<string>();
 
 /** Whether a process with this id exists (EPERM: it does, owned by another user). */
 export function processAlive(pid: number): boolean {
@@ -20,38 +39,68 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-export function acquireDataDirLock(dir: string): DataDirLock {
-  const file = join(dir, '..', 'gateway.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(file, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      let released = false;
-      return {
-        release() {
-          if (released) return;
-          released = true;
-          try {
-            unlinkSync(file);
-          } catch {
-            /* already gone */
-          }
-        },
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number.parseInt(readFileSync(file, 'utf8'), 10);
-      if (Number.isInteger(owner) && owner !== process.pid && processAlive(owner)) {
-        throw new Error(
-          `The embedded database in ${dir} is in use by process ${owner}. Stop it, or set DATA_DIR to another directory, or use DATABASE_URL for several instances.`,
-        );
+export function lockPathOf(dir: string): string {
+  return join(dirname(dir), `${basename(dir)}.lock`);
+}
+
+function options(dir: string, timing: LockTiming) {
+  return { lockfilePath: lockPathOf(dir), realpath: false, stale: timing.staleMs, update: timing.updateMs };
+}
+
+function inUse(dir: string, timing: LockTiming): Error {
+  return new Error(
+    `The embedded database in ${dir} is in use by another process (its lock ${lockPathOf(dir)} was refreshed within the last ${Math.round(timing.staleMs / 1000)} s). ` +
+      'Stop it, or set DATA_DIR to another directory, or use DATABASE_URL for several instances.',
+  );
+}
+
+function held(dir: string, release: () => void): DataDirLock {
+  heldHere.add(dir);
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      heldHere.delete(dir);
+      try {
+        release();
+      } catch {
+        /* already gone (or compromised) */
       }
-      if (owner === process.pid) {
-        throw new Error(`The embedded database in ${dir} is already open in this process.`);
-      }
-      unlinkSync(file); // stale: its process is gone
-    }
+    },
+  };
+}
+
+function notHeldHere(dir: string): void {
+  if (heldHere.has(dir)) throw new Error(`The embedded database in ${dir} is already open in this process.`);
+}
+
+/** Locks `dir` now or throws (a live holder elsewhere; a stale lock is taken over). */
+export function tryDataDirLock(dir: string, timing: LockTiming = LOCK_TIMING): DataDirLock {
+  notHeldHere(dir);
+  try {
+    return held(dir, lockfile.lockSync(dir, options(dir, timing)));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw inUse(dir, timing);
+    throw err;
   }
-  throw new Error(`Could not lock the embedded database directory ${dir}`);
+}
+
+/**
+ * Locks `dir`, waiting up to `timing.waitMs` for a held lock to be released or go stale (a restart
+ * right after a crash); then throws naming the directory.
+ */
+export async function acquireDataDirLock(dir: string, timing: LockTiming = LOCK_TIMING): Promise<DataDirLock> {
+  notHeldHere(dir);
+  const step = Math.min(1000, timing.updateMs);
+  try {
+    const release = await lockfile.lock(dir, {
+      ...options(dir, timing),
+      retries: { retries: Math.max(1, Math.ceil(timing.waitMs / step)), factor: 1, minTimeout: step, maxTimeout: step },
+    });
+    return held(dir, () => void release().catch(() => undefined));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw inUse(dir, timing);
+    throw err;
+  }
 }

@@ -110,7 +110,7 @@ async function openPGlite(dataDir: string, thread: boolean): Promise<Storage> {
   } else {
     const dir = resolve(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
-    lock = acquireDataDirLock(dir);
+    lock = await acquireDataDirLock(dir);
     try {
       // First start: the install-time cluster instead of initdb (pglite-template.ts).
       seedFromTemplate(dir);

@@ -2,7 +2,7 @@ import { DUPLICATE_KEY, URL_EXCLUDED } from './payloads';
 import type { FieldRow, Json } from './table';
 
 /**
- * The chat-completions wire (OpenAI): every content field the extractor (src/gateway/proxy/openai-chat.spec.ts)
+ * The chat-completions wire (OpenAI): every content field the extractor (src/gateway/proxy/openai-chat.schema.ts)
  * reads, as a row that builds a valid request / response / stream with a text at that field. `doc` rows
  * carry the text inside a JSON document in a string (tool-call arguments): they build from that
  * document's text, so the `\u`-escape variant can spell the value inside it.

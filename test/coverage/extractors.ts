@@ -1,6 +1,6 @@
-import { chunkTexts, readChatRequest, responseFields } from '../../src/gateway/proxy/openai-chat.spec';
+import { chunkTexts, readChatRequest, responseFields } from '../../src/gateway/proxy/openai-chat.schema';
 import { messagesResponseFields, messagesStreamTexts } from '../../src/sensor/messages-response';
-import { readMessagesRequest } from '../../src/sensor/messages-spec';
+import { readMessagesRequest } from '../../src/sensor/messages.schema';
 import type { FieldRow, Json } from './table';
 
 /** Each wire's extractor, over what a row builds: the fields it scans, with their JSON paths. */

@@ -4,7 +4,7 @@ import type { FieldRow, Json } from './table';
 
 /**
  * The messages wire (Anthropic, through the sensor): every content field the extractor
- * (src/sensor/messages-spec.ts) reads, as a row that builds a valid request with a text at that field.
+ * (src/sensor/messages.schema.ts) reads, as a row that builds a valid request with a text at that field.
  */
 
 export const msgs = (messages: Json[], extra: Json = {}): Json => ({ model: 'claude-sonnet-4-5', max_tokens: 64, messages, ...extra });

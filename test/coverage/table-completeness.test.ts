@@ -52,8 +52,8 @@ describe('the coverage table covers every field the extractors read', () => {
   });
 
   it.each([
-    ['src/gateway/proxy/openai-chat.spec.ts', [CHAT_REQUEST, CHAT_RESPONSE, CHAT_STREAM], 20],
-    ['src/sensor/messages-spec.ts', [MESSAGES_REQUEST], 10],
+    ['src/gateway/proxy/openai-chat.schema.ts', [CHAT_REQUEST, CHAT_RESPONSE, CHAT_STREAM], 20],
+    ['src/sensor/messages.schema.ts', [MESSAGES_REQUEST], 10],
     ['src/sensor/messages-response.ts', [MESSAGES_RESPONSE, MESSAGES_STREAM], 5],
   ] as const)('every path literal of %s is covered by a row', (file, tables, least) => {
     const extractOf = (rows: FieldRow[]) => WIRES.find(([, r]) => r === rows)![2];
@@ -66,7 +66,7 @@ describe('the coverage table covers every field the extractors read', () => {
   it('a new field in an extractor would be caught (the check is not vacuous)', () => {
     const withoutRow = CHAT_REQUEST.filter((r) => r.label !== 'assistant tool_calls[].custom.input').flatMap((r) => rowPaths(r, chatRequestFields));
     expect(withoutRow.some((p) => p.includes('.custom.input'))).toBe(false);
-    expect(sourcePathLiterals('src/gateway/proxy/openai-chat.spec.ts')).toContain('.reasoning_content');
+    expect(sourcePathLiterals('src/gateway/proxy/openai-chat.schema.ts')).toContain('.reasoning_content');
   });
 
   it('exclusions are only the declared ones', () => {

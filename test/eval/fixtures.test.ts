@@ -1,6 +1,6 @@
 import { isDetectorType } from '../../src/shared/detector-catalog';
-import { EVAL_FLOORS, floorFor } from '../../src/tools/eval-floors';
-import { loadFixtures, scores } from '../../src/tools/eval';
+import { EVAL_FLOORS, floorFor } from '../../tools/eval-floors';
+import { loadFixtures, scores } from '../../tools/eval';
 
 /** The labelled corpus is well-formed (the accuracy itself is measured by `npm run eval`, not here). */
 describe('detection fixtures', () => {

@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { formatFailure, runFuzz } from '../../src/tools/fuzz/runner';
-import { startFuzzStack, type FuzzStack } from '../../src/tools/fuzz/stack';
-import { FUZZ_TARGETS } from '../../src/tools/fuzz/targets';
+import { formatFailure, runFuzz } from '../../tools/fuzz/runner';
+import { startFuzzStack, type FuzzStack } from '../../tools/fuzz/stack';
+import { FUZZ_TARGETS } from '../../tools/fuzz/targets';
 
 /**
- * The fast variant of `npm run fuzz` (src/tools/fuzz/): a few hundred seeded, mutated requests per
+ * The fast variant of `npm run fuzz` (tools/fuzz/): a few hundred seeded, mutated requests per
  * public endpoint (bodies, heads, and the fake upstream's JSON answers and SSE framing), judged by the
  * fuzz oracle: no status ≥ 500 but the documented ones, no hang, every error in the envelope, services
  * healthy after. The seed is random unless FUZZ_SEED is set; a failure prints it with the command that

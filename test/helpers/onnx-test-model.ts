@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildMeanPoolModel, SPECIAL_TOKENS, wordPieceTokenizerJson, writeModelDir } from '../../src/tools/onnx-synthetic-models';
+import { buildMeanPoolModel, SPECIAL_TOKENS, wordPieceTokenizerJson, writeModelDir } from '../../tools/onnx-synthetic-models';
 
 /**
  * A tiny injection / jailbreak classifier built by the tests (no download): WordPiece tokenizer over a

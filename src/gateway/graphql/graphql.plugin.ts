@@ -90,7 +90,6 @@ function buildApollo(deps: GraphqlDeps): ApolloServer<GraphqlContext> {
     persistedQueries: false,
     // main.ts owns the signals; Apollo is stopped when fastify closes.
     stopOnTerminationSignals: false,
-    status400ForVariableCoercionErrors: true,
     ...(deps.logger ? { logger: deps.logger.child({ component: 'graphql' }) } : {}),
   });
 }

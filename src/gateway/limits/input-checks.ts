@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../shared/errors';
 import type { RateLimits } from '../../shared/policy';
-import { readChatRequest } from '../proxy/openai-chat.spec';
-import { readMessagesRequest } from '../../sensor/messages-spec';
+import { readChatRequest } from '../proxy/openai-chat.schema';
+import { readMessagesRequest } from '../../sensor/messages.schema';
 import { findTokenFlooding } from './flooding';
 import { countCharacters, countTokens, encodingForModel, type EncodingName } from '../../shared/tokens';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AppError } from '../../shared/errors';
 import type { RateLimits } from '../../shared/policy';
 import type { BucketRule, LimitRule, LimitStore, RuleOutcome, StoreKind, WindowRule } from './limit-store';
-import { costMicroCents, MICRO_CENTS_PER_CENT, priceOf } from './prices';
+import { costMicroCents, MICRO_CENTS_PER_CENT, SHIPPED_PRICES, type PriceTable } from './prices';
 import { limitView, rateLimited, type LimitView } from './rate-limit-error';
 
 export type RouteClass = 'traffic' | 'management';
@@ -69,7 +69,7 @@ export class LimitsService {
   private readonly pending = new Map<string, PendingCharge>();
   private flushTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly o: { store: LimitStore; settings: LimitsSettings; now?: () => number }) {
+  constructor(private readonly o: { store: LimitStore; settings: LimitsSettings; now?: () => number; /** Default: the shipped table. */ prices?: PriceTable }) {
     this.now = o.now ?? Date.now;
   }
 
@@ -261,7 +261,7 @@ export class LimitsService {
   private costRule(usage: PolicyUsage, tokens: number, side: 'input' | 'output'): WindowRule | null {
     const cap = usage.limits.cost_limit_per_day_cents;
     if (cap <= 0 || usage.model === null) return null;
-    const price = priceOf(usage.model);
+    const price = (this.o.prices ?? SHIPPED_PRICES).priceOf(usage.model);
     const cost = costMicroCents(tokens, side === 'input' ? price.inputPerMillion : price.outputPerMillion);
     return { type: 'window', key: `cost:${usage.projectId}`, limit: cap * MICRO_CENTS_PER_CENT, windowMs: DAY, cost, mode: 'take' };
   }

@@ -1,4 +1,4 @@
-import { chunkTexts, identityOf, responseTexts, type StreamIdentity } from '../proxy/openai-chat.spec';
+import { chunkTexts, identityOf, responseTexts, type StreamIdentity } from '../proxy/openai-chat.schema';
 import { countTextTokens, type EncodingName } from '../../shared/tokens';
 import type { WireApi } from './input-checks';
 

@@ -1,63 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError } from '../../shared/config';
+import SHIPPED_FILE from './prices.json';
+
 /**
  * List prices used for `cost_limit_per_day_cents`, in USD per 1 million tokens (standard tier: no
- * batch, prompt-cache or long-context pricing). Sources: the OpenAI API pricing page
- * (platform.openai.com/docs/pricing) and Anthropic's pricing page (docs.anthropic.com, "Pricing"),
- * checked 2025-11. A model matches the longest prefix below (dated snapshots such as
- * `gpt-4o-2024-08-06` or `claude-sonnet-4-5-20250929` inherit their family's price); anything else is
- * priced at DEFAULT_PRICE, deliberately high so an unknown model cannot slip under a spending cap.
+ * batch, prompt-cache or long-context pricing). The table is data: prices.json beside this file (its
+ * `checked` field says when it was last compared with the providers' pricing pages), and an operator's
+ * PRICES_FILE adds models or replaces their prices without a release (docs/configuration.md, "Prices").
+ * A model matches the longest prefix (dated snapshots such as `gpt-4o-2024-08-06` or
+ * `claude-sonnet-4-5-20250929` inherit their family's price); anything else is priced at the table's
+ * default, deliberately high so an unknown model cannot slip under a spending cap.
  */
 export interface Price {
   inputPerMillion: number;
   outputPerMillion: number;
 }
 
-export const PRICES: Readonly<Record<string, Price>> = {
-  // OpenAI
-  'gpt-5-pro': { inputPerMillion: 15, outputPerMillion: 120 },
-  'gpt-5-nano': { inputPerMillion: 0.05, outputPerMillion: 0.4 },
-  'gpt-5-mini': { inputPerMillion: 0.25, outputPerMillion: 2 },
-  'gpt-5': { inputPerMillion: 1.25, outputPerMillion: 10 },
-  'gpt-4.5': { inputPerMillion: 75, outputPerMillion: 150 },
-  'gpt-4.1-nano': { inputPerMillion: 0.1, outputPerMillion: 0.4 },
-  'gpt-4.1-mini': { inputPerMillion: 0.4, outputPerMillion: 1.6 },
-  'gpt-4.1': { inputPerMillion: 2, outputPerMillion: 8 },
-  'gpt-4o-mini': { inputPerMillion: 0.15, outputPerMillion: 0.6 },
-  'gpt-4o': { inputPerMillion: 2.5, outputPerMillion: 10 },
-  'chatgpt-4o': { inputPerMillion: 5, outputPerMillion: 15 },
-  'gpt-4-turbo': { inputPerMillion: 10, outputPerMillion: 30 },
-  'gpt-4-32k': { inputPerMillion: 60, outputPerMillion: 120 },
-  'gpt-4': { inputPerMillion: 30, outputPerMillion: 60 },
-  'gpt-3.5-turbo': { inputPerMillion: 0.5, outputPerMillion: 1.5 },
-  'o1-pro': { inputPerMillion: 150, outputPerMillion: 600 },
-  'o1-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4 },
-  o1: { inputPerMillion: 15, outputPerMillion: 60 },
-  'o3-pro': { inputPerMillion: 20, outputPerMillion: 80 },
-  'o3-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4 },
-  o3: { inputPerMillion: 2, outputPerMillion: 8 },
-  'o4-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4 },
-  // Anthropic
-  'claude-opus-4-6': { inputPerMillion: 5, outputPerMillion: 25 },
-  'claude-opus-4-5': { inputPerMillion: 5, outputPerMillion: 25 },
-  'claude-opus-4': { inputPerMillion: 15, outputPerMillion: 75 },
-  'claude-sonnet-4': { inputPerMillion: 3, outputPerMillion: 15 },
-  'claude-haiku-4': { inputPerMillion: 1, outputPerMillion: 5 },
-  'claude-3-7-sonnet': { inputPerMillion: 3, outputPerMillion: 15 },
-  'claude-3-5-sonnet': { inputPerMillion: 3, outputPerMillion: 15 },
-  'claude-3-5-haiku': { inputPerMillion: 0.8, outputPerMillion: 4 },
-  'claude-3-opus': { inputPerMillion: 15, outputPerMillion: 75 },
-  'claude-3-haiku': { inputPerMillion: 0.25, outputPerMillion: 1.25 },
-};
+const usd = z.number({ error: 'must be a number (USD per 1 million tokens)' }).finite().min(0, 'must be 0 or more');
+const priceSchema = z.strictObject({ input_per_million: usd, output_per_million: usd });
+/** prices.json, and a PRICES_FILE (whose every field is optional: it overrides the shipped table). */
+const fileSchema = z.strictObject({
+  checked: z.string().min(1).optional(),
+  unit: z.string().optional(),
+  sources: z.array(z.string()).optional(),
+  matching: z.string().optional(),
+  default: priceSchema.optional(),
+  models: z
+    .record(z.string().regex(/^[a-z0-9][a-z0-9._:/-]*$/, 'a model prefix is lower-case letters, digits and . _ : / -'), priceSchema)
+    .optional(),
+});
 
-/** Unknown models (and /v1/detect, which has none, is never charged). */
-export const DEFAULT_PRICE: Price = { inputPerMillion: 10, outputPerMillion: 30 };
+type PriceFile = z.infer<typeof fileSchema>;
 
-const BY_LENGTH = Object.keys(PRICES).sort((a, b) => b.length - a.length);
+const toPrice = (p: z.infer<typeof priceSchema>): Price => ({ inputPerMillion: p.input_per_million, outputPerMillion: p.output_per_million });
 
-/** The price of a model: longest matching prefix (case-insensitive; `ft:`, `openai/`, `anthropic/` ignored). */
+/** A price table: the shipped one, or the shipped one with an operator's PRICES_FILE on top. */
+export class PriceTable {
+  private readonly byLength: string[];
+
+  constructor(
+    readonly models: Readonly<Record<string, Price>>,
+    readonly defaultPrice: Price,
+    /** When the table was last checked (prices.json `checked`, or the PRICES_FILE's). */
+    readonly checked: string,
+  ) {
+    this.byLength = Object.keys(models).sort((a, b) => b.length - a.length);
+  }
+
+  /** The price of a model: longest matching prefix (case-insensitive; `ft:`, `openai/`, `anthropic/` ignored). */
+  priceOf(model: string | null | undefined): Price {
+    const m = (model ?? '').toLowerCase().replace(/^ft:/, '').replace(/^(openai|anthropic)\//, '');
+    const prefix = this.byLength.find((p) => m.startsWith(p));
+    return prefix ? this.models[prefix]! : this.defaultPrice;
+  }
+
+  /** This table with `file`'s models added or replaced, and its default when it has one. */
+  withOverrides(file: PriceFile): PriceTable {
+    const models = { ...this.models };
+    for (const [prefix, price] of Object.entries(file.models ?? {})) models[prefix] = toPrice(price);
+    return new PriceTable(models, file.default ? toPrice(file.default) : this.defaultPrice, file.checked ?? this.checked);
+  }
+}
+
+function parsePriceFile(raw: unknown, where: string): PriceFile {
+  const parsed = fileSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(parsed.error.issues.map((i) => `${where}: ${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`));
+}
+
+const shipped = parsePriceFile(SHIPPED_FILE, 'src/gateway/limits/prices.json');
+if (!shipped.models || !shipped.default || !shipped.checked) throw new Error('prices.json must have checked, default and models');
+
+/** The table shipped with this release (prices.json). */
+export const SHIPPED_PRICES = new PriceTable(Object.fromEntries(Object.entries(shipped.models).map(([k, v]) => [k, toPrice(v)])), toPrice(shipped.default), shipped.checked);
+
+/** Unknown models (and /v1/detect, which has none, is never charged), in the shipped table. */
+export const DEFAULT_PRICE: Price = SHIPPED_PRICES.defaultPrice;
+
+/**
+ * The price table in force: the shipped one, with the operator's PRICES_FILE (JSON, the shape of
+ * prices.json, every field optional) on top. A missing, unreadable or invalid file is a ConfigError
+ * naming the file and the field, so the process refuses to start rather than charge wrong prices.
+ */
+export function loadPriceTable(file: string | undefined): PriceTable {
+  if (!file) return SHIPPED_PRICES;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`PRICES_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError([`PRICES_FILE: ${file} is not valid JSON (${err instanceof Error ? err.message : String(err)})`]);
+  }
+  return SHIPPED_PRICES.withOverrides(parsePriceFile(raw, `PRICES_FILE ${file}`));
+}
+
+/** The price of a model in the shipped table (LimitsService uses the table in force). */
 export function priceOf(model: string | null | undefined): Price {
-  const m = (model ?? '').toLowerCase().replace(/^ft:/, '').replace(/^(openai|anthropic)\//, '');
-  const prefix = BY_LENGTH.find((p) => m.startsWith(p));
-  return prefix ? PRICES[prefix]! : DEFAULT_PRICE;
+  return SHIPPED_PRICES.priceOf(model);
 }
 
 /**

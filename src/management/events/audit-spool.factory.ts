@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../shared/logger';
-import { acquireDataDirLock, type DataDirLock } from '../../storage/data-dir-lock';
+import { tryDataDirLock, type DataDirLock } from '../../storage/data-dir-lock';
 import { AuditSpool } from './audit-spool';
 
 export interface SpoolSettings {
@@ -12,7 +12,7 @@ export interface SpoolSettings {
 
 /**
  * Opens the audit spool of this instance: AUDIT_SPOOL_DIR, else DATA_DIR/audit-spool (none when the
- * data directory is `memory://`). One process per spool directory (a pid lock): a second instance
+ * data directory is `memory://`). One process per spool directory (a lock: storage/data-dir-lock.ts): a second instance
  * sharing it would replay the same files twice, so it runs without a spool and says so.
  */
 export function openAuditSpool(settings: SpoolSettings, logger: Logger): { spool?: AuditSpool; release(): void } {
@@ -21,7 +21,7 @@ export function openAuditSpool(settings: SpoolSettings, logger: Logger): { spool
   let lock: DataDirLock | undefined;
   try {
     mkdirSync(dir, { recursive: true });
-    lock = acquireDataDirLock(join(dir, 'queue')); // the pid file is dir/gateway.lock
+    lock = tryDataDirLock(join(dir, 'queue')); // the lock is dir/queue.lock
     const spool = new AuditSpool(dir, settings.AUDIT_SPOOL_MAX_BYTES, logger);
     const held = lock;
     return { spool, release: () => held.release() };

@@ -1,6 +1,6 @@
-import { chunkTexts, readChatRequest, responseFields } from '../../../src/gateway/proxy/openai-chat.spec';
+import { chunkTexts, readChatRequest, responseFields } from '../../../src/gateway/proxy/openai-chat.schema';
 import { joinFields } from '../../../src/shared/explain/field-layout';
-import { readMessagesRequest } from '../../../src/sensor/messages-spec';
+import { readMessagesRequest } from '../../../src/sensor/messages.schema';
 
 /** Where `needle` is, as the gateway reports it: the joined text's offsets located back in their field. */
 function locateNeedle(fields: ReturnType<typeof readChatRequest>['fields'], needle: string) {

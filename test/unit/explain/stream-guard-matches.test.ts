@@ -1,6 +1,6 @@
 import { createDetectionEngine } from '../../../src/detection/engine';
 import { StreamScanner } from '../../../src/detection/stream-scanner';
-import { chatStreamTexts } from '../../../src/gateway/proxy/openai-chat.spec';
+import { chatStreamTexts } from '../../../src/gateway/proxy/openai-chat.schema';
 import { MAX_FIELD_STREAMS, StreamGuard } from '../../../src/gateway/proxy/stream-guard';
 import type { DetectionClient, DetectStream, DetectStreamOptions, DetectStreamUpdate } from '../../../src/shared/detection-client';
 import { policyFixture } from '../detection/policy-fixture';

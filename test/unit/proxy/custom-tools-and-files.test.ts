@@ -1,9 +1,9 @@
-import { chunkTexts, readChatRequest, responseFields, toolCallStreamKind } from '../../../src/gateway/proxy/openai-chat.spec';
+import { chunkTexts, readChatRequest, responseFields, toolCallStreamKind } from '../../../src/gateway/proxy/openai-chat.schema';
 import { decodeBase64, parseDataUrl } from '../../../src/shared/content/file-content';
 import { AppError } from '../../../src/shared/errors';
 import { boundedPaths } from '../../../src/shared/http/unscanned-content';
 import { effectiveUnscannable } from '../../../src/shared/policy';
-import { readMessagesRequest } from '../../../src/sensor/messages-spec';
+import { readMessagesRequest } from '../../../src/sensor/messages.schema';
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 const chat = (messages: unknown[], extra: Record<string, unknown> = {}) => ({ model: 'gpt-4o-mini', messages, ...extra });

@@ -1,4 +1,4 @@
-import { chunkTexts, responseFields } from '../../../src/gateway/proxy/openai-chat.spec';
+import { chunkTexts, responseFields } from '../../../src/gateway/proxy/openai-chat.schema';
 
 /** Paths of the response fields a model writes beside its answer (reasoning, citations, legacy text). */
 describe('chat-completions response fields beside the answer', () => {

@@ -18,11 +18,12 @@ describe('scripts/build.js isStale', () => {
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'build-stale-'));
     mkdirSync(join(root, 'src', 'detection'), { recursive: true });
+    mkdirSync(join(root, 'tools'));
     mkdirSync(join(root, 'dist'));
-    for (const f of ['src/main.ts', 'src/detection/engine.ts', 'tsconfig.json', 'tsconfig.build.json', 'dist/main.js', 'dist/.build-stamp']) {
+    for (const f of ['src/main.ts', 'src/detection/engine.ts', 'tools/bench-detect.ts', 'tsconfig.json', 'tsconfig.build.json', 'dist/main.js', 'dist/.build-stamp']) {
       writeFileSync(join(root, f), 'x');
     }
-    for (const p of ['src/main.ts', 'src/detection/engine.ts', 'src/detection', 'src', 'tsconfig.json', 'tsconfig.build.json']) at(join(root, p), T);
+    for (const p of ['src/main.ts', 'src/detection/engine.ts', 'src/detection', 'src', 'tools/bench-detect.ts', 'tools', 'tsconfig.json', 'tsconfig.build.json']) at(join(root, p), T);
     at(join(root, 'dist', '.build-stamp'), T + 10);
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -34,15 +35,16 @@ describe('scripts/build.js isStale', () => {
   it.each([
     ['an edited source file', 'src/detection/engine.ts'],
     ['an edited tsconfig', 'tsconfig.build.json'],
+    ['an edited tool (tools/, compiled to dist/tools/)', 'tools/bench-detect.ts'],
   ])('is stale after %s', (_what, file) => {
     at(join(root, file), T + 20);
-    expect(isStale(root)).toBe('src/ changed since the last build');
+    expect(isStale(root)).toBe('src/ or tools/ changed since the last build');
   });
 
   it('is stale after a source file was deleted (its directory changed)', () => {
     unlinkSync(join(root, 'src', 'detection', 'engine.ts'));
     at(join(root, 'src', 'detection'), T + 20);
-    expect(isStale(root)).toBe('src/ changed since the last build');
+    expect(isStale(root)).toBe('src/ or tools/ changed since the last build');
   });
 
   it('is stale when dist/ was never built or its stamp is missing', () => {

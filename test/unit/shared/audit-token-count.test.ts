@@ -3,7 +3,7 @@ import { auditResponses, type AuditSinks } from '../../../src/management/events/
 import type { AuditEvent } from '../../../src/management/events/audit-sanitizer';
 import { AuditTokenCounter } from '../../../src/shared/token-counter';
 import { countTextTokens } from '../../../src/shared/tokens';
-import { generateProse } from '../../../src/tools/text-corpus';
+import { generateProse } from '../../../tools/text-corpus';
 
 /**
  * The audit event's input tokens (o200k_base): reused from the policy limits' exact count of the same texts,

@@ -1,6 +1,6 @@
 import { AuditTokenCounter, inlineTokenCounter } from '../../../src/shared/token-counter';
 import { countTextTokens } from '../../../src/shared/tokens';
-import { generateProse, sourceCodeText } from '../../../src/tools/text-corpus';
+import { generateProse, sourceCodeText } from '../../../tools/text-corpus';
 
 /** Audit token counts off the serving thread (needs the compiled dist/: workers cannot load TypeScript). */
 describe('AuditTokenCounter', () => {

@@ -1,4 +1,4 @@
-import { replaceResults } from '../../../src/tools/bench-onnx';
+import { replaceResults } from '../../../tools/bench-onnx';
 
 describe('bench:onnx report (bench/ONNX.md)', () => {
   const START = '<!-- bench:onnx results start -->';

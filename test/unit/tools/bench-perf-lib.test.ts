@@ -1,5 +1,5 @@
-import { benignPrompt, judge, num, range, renderTable, rows, stats, type PerfRun, type SystemRun } from '../../../src/tools/bench-perf-lib';
-import { replaceSection } from '../../../src/tools/results-sections';
+import { benignPrompt, judge, num, range, renderTable, rows, stats, type PerfRun, type SystemRun } from '../../../tools/bench-perf-lib';
+import { replaceSection } from '../../../tools/results-sections';
 
 /** The pure logic of npm run bench:perf: ranges, verdicts, the table's ratios and the prompts. No timing. */
 describe('bench:perf ranges and verdicts', () => {

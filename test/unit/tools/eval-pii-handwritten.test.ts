@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { handwrittenDocs, PII_TYPES } from '../../../src/tools/eval-pii-handwritten';
+import { handwrittenDocs, PII_TYPES } from '../../../tools/eval-pii-handwritten';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 

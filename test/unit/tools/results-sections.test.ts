@@ -1,4 +1,4 @@
-import { KEEP_MARKER, replaceSection, replaceTrafficSection } from '../../../src/tools/results-sections';
+import { KEEP_MARKER, replaceSection, replaceTrafficSection } from '../../../tools/results-sections';
 
 describe('bench:gateway rewriting its section of bench/RESULTS.md', () => {
   const generated = (n: number) => `## Traffic path (npm run bench:gateway)\n\n| run | ${n} |\n\n${KEEP_MARKER}\n`;

@@ -6,7 +6,7 @@ import { NAME_PARTICLES } from './lexicons/name-words';
 /**
  * The name lexicons of pii/name, loaded once at module load into lower-case Sets: the hand-written lists
  * (lexicons/first-names.ts, last-names.ts) and the generated ones (lexicons/generated-names.ts, built by
- * src/tools/build-name-lexicon.ts from gender-detection-from-name and the US Census surnames).
+ * tools/build-name-lexicon.ts from gender-detection-from-name and the US Census surnames).
  */
 
 const words = (s: string) => s.split(/\s+/).filter((w) => w.length > 0);

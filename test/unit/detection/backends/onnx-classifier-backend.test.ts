@@ -10,7 +10,7 @@ import { MAX_BATCH, OnnxClassifierBackend } from '../../../../src/detection/clas
 import { readOnnxModelDir } from '../../../../src/detection/classifiers/backends/onnx-model-config';
 import { TokenChunker } from '../../../../src/detection/classifiers/backends/onnx-token-chunks';
 import { ConfigError, loadConfig } from '../../../../src/shared/config';
-import { buildMeanPoolModel, buildTransformerModel } from '../../../../src/tools/onnx-synthetic-models';
+import { buildMeanPoolModel, buildTransformerModel } from '../../../../tools/onnx-synthetic-models';
 import { testModelConfig, writeTestModelDir } from '../../../helpers/onnx-test-model';
 
 const signal = () => new AbortController().signal;

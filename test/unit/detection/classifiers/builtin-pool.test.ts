@@ -8,7 +8,7 @@ import type { DetectorFactory } from '../../../../src/detection/detector';
 import { createDetectionEngine } from '../../../../src/detection/engine';
 import { DetectorRegistry } from '../../../../src/detection/registry';
 import type { DetectorType } from '../../../../src/shared/detector-catalog';
-import { generateProse } from '../../../../src/tools/text-corpus';
+import { generateProse } from '../../../../tools/text-corpus';
 import { policyFixture } from '../policy-fixture';
 
 /**

@@ -10,7 +10,7 @@ import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, EVALUATION_FIXTUR
 import { benignGroupOf, familyOf } from '../../../../src/detection/classifiers/builtin/training/families';
 import { gerund, HELDOUT_FRAMINGS, heldoutWrapped, syntheticRows, TRAIN_FRAMINGS } from '../../../../src/detection/classifiers/builtin/training/synthetic';
 import { THRESHOLD_CUTOFFS } from '../../../../src/detection/decide';
-import { generateSuffix, withSuffix } from '../../../../src/tools/suffix-generator';
+import { generateSuffix, withSuffix } from '../../../../tools/suffix-generator';
 
 /**
  * Detection quality v2 (issue 15) on the production scoring path (every view, every window, floors and

@@ -5,8 +5,8 @@ import { loadSuffixScorer, scoreAdversarialSuffix } from '../../../../src/detect
 import { maskBlobs } from '../../../../src/detection/classifiers/builtin/suffix-mask';
 import { maskWordIdentifiers } from '../../../../src/detection/classifiers/builtin/suffix-words';
 import { buildLm } from '../../../../src/detection/classifiers/builtin/training/suffix-lm-trainer';
-import { generateSuffix, type SuffixStyle } from '../../../../src/tools/suffix-generator';
-import { prng } from '../../../../src/tools/text-corpus';
+import { generateSuffix, type SuffixStyle } from '../../../../tools/suffix-generator';
+import { prng } from '../../../../tools/text-corpus';
 
 const MODEL_DIR = path.resolve(__dirname, '..', '..', '..', '..', 'src', 'detection', 'classifiers', 'builtin', 'model');
 const score = (text: string) => scoreAdversarialSuffix(text)?.score ?? 0;

@@ -6,7 +6,7 @@ import { isModerationCategory, type ModerationCategory } from '../taxonomy';
 import { syntheticRows } from './synthetic';
 
 /**
- * The training data in ../shared/datasets (see its README): reading, hashing and the deterministic split.
+ * The labelled training data (`--data <dir>` / DATASETS_DIR of the tools; see the datasets' README): reading, hashing and the deterministic split.
  * Nothing here is used at inference time.
  */
 
