@@ -1,8 +1,8 @@
 import Ajv2020 from 'ajv/dist/2020';
-import { readChatRequest } from '../../../src/gateway/proxy/openai-chat.spec';
+import { readChatRequest } from '../../../src/gateway/proxy/openai-chat.schema';
 import { chatRequestDocSchema } from '../../../src/gateway/routes/chat-completions.routes';
 import { jsonSchemaOf } from '../../../src/shared/http/openapi';
-import { readMessagesRequest } from '../../../src/sensor/messages-spec';
+import { readMessagesRequest } from '../../../src/sensor/messages.schema';
 import { messagesRequestDocSchema } from '../../../src/sensor/messages.routes';
 
 /**
