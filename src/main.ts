@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './shared/config';
 import { createLogger, type Logger } from './shared/logger';
-import { ALL_SERVICES, startServices, type RunningServices, type ServiceName } from './services';
+import { ALL_SERVICES, processLogName, startServices, type RunningServices, type ServiceName } from './services';
 import { startIdleReclaim } from './shared/idle-reclaim';
 import { openStorage, storageOptions } from './storage/data-source';
 import { provisionOrganization } from './storage/provision';
@@ -142,9 +142,11 @@ async function serve(config: Config, services: readonly ServiceName[], detection
       /* destroyed at exit */
     }
   }, LOG_FLUSH_MS).unref();
-  const logger = createLogger({ level: config.LOG_LEVEL, destination });
+  const root = createLogger({ level: config.LOG_LEVEL, destination });
+  // The process's own lines; startServices names each service's lines itself (gateway, sensor, detection).
+  const logger = root.child({ name: processLogName(services) });
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
-  const running = await startServices({ config, services, logger, detectionThread });
+  const running = await startServices({ config, services, logger: root, detectionThread });
   // The main thread's heap after a burst (the detection thread runs its own: detection-worker.ts).
   if (config.MEMORY_RECLAIM_IDLE_MS > 0) startIdleReclaim({ idleMs: config.MEMORY_RECLAIM_IDLE_MS });
   installSignalHandlers(running, logger);

@@ -29,7 +29,7 @@ import { buildSensorApp } from './sensor/app';
 import { MAX_SOCKET_PATH_BYTES, type Config } from './shared/config';
 import { DetectionAdmission } from './shared/detection-admission';
 import { createDetectionClient, type DetectionClient } from './shared/detection-client';
-import type { HealthProbe } from './shared/http/health';
+import { DrainState, type HealthProbe } from './shared/http/health';
 import type { Logger } from './shared/logger';
 import { listenForChanges } from './storage/change-listener';
 import { openStorage, storageOptions, type Storage } from './storage/data-source';
@@ -58,7 +58,10 @@ export interface RunningServices {
   audit?: AuditWriter;
   /** The audit retention job (tests call runOnce). */
   retention?: AuditRetention;
-  /** Graceful stop: stop accepting, finish in-flight requests (bounded), flush pending writes, close connections. */
+  /**
+   * Graceful stop: GET /health/ready answers 503 at once; after SHUTDOWN_DRAIN_DELAY_MS (still serving)
+   * stop accepting, finish in-flight requests (bounded), flush pending writes, close connections.
+   */
   close(): Promise<void>;
 }
 
@@ -105,12 +108,25 @@ async function startDetection(config: Config, logger: Logger, thread: boolean, s
  * still reach detection over real gRPC (the same hop as a scaled-out deployment).
  */
 export async function startServices(options: StartOptions): Promise<RunningServices> {
-  const { config, logger } = options;
+  const { config } = options;
   const wanted = new Set(options.services);
   // Read first: a bad PRICES_FILE stops the start before anything is opened.
   const prices = wanted.has('gateway') || wanted.has('sensor') ? loadPriceTable(config.PRICES_FILE) : undefined;
+  // Every line carries the name of the service it is about (see processLogName); the root logger has none.
+  const named = (name: string) => options.logger.child({ name });
+  const logger = named(processLogName(options.services));
   const closers: Closer[] = []; // closed in reverse order of start
-  const running: RunningServices = { close: () => closeAll(closers, config.SHUTDOWN_TIMEOUT_MS, logger) };
+  const drain = new DrainState();
+  const running: RunningServices = {
+    close: async () => {
+      drain.begin();
+      if (config.SHUTDOWN_DRAIN_DELAY_MS > 0 && closers.length > 0) {
+        logger.info({ delayMs: config.SHUTDOWN_DRAIN_DELAY_MS }, 'draining: /health/ready answers 503; still serving until the delay ends');
+        await sleep(config.SHUTDOWN_DRAIN_DELAY_MS, false);
+      }
+      await closeAll(closers, config.SHUTDOWN_TIMEOUT_MS, logger);
+    },
+  };
   try {
     let detectionTarget = config.DETECTION_ADDRESS;
     const needsStorage = wanted.has('gateway') || wanted.has('sensor');
@@ -118,7 +134,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     // Detection (its thread loads the engine) and the database (the embedded one starts WebAssembly on a
     // thread of its own) start at the same time: start-up waits for the slower, not for both in a row.
     const [detection, opened] = await Promise.allSettled([
-      wanted.has('detection') ? startDetection(config, logger.child({ component: 'detection' }), options.detectionThread === true, socketPath) : undefined,
+      wanted.has('detection') ? startDetection(config, named('detection'), options.detectionThread === true, socketPath) : undefined,
       needsStorage ? openStorage(storageOptions(config)) : undefined,
     ]);
     if (detection.status === 'fulfilled' && detection.value) {
@@ -218,11 +234,15 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     const probes = buildProbes({ storage, detection: detectionClient, redis });
     // Redis only holds rate-limit counters, which fall back to memory: its loss degrades, never fails, health.
     // detection_admission: detection work in flight and waiting (DETECTION_MAX_ACTIVE / DETECTION_MAX_QUEUED).
-    const health = { degradable: ['redis'], info: () => ({ limits: limits.status(), detection_admission: admissionStatus(admission) }) };
+    const health = {
+      degradable: ['redis'],
+      info: () => ({ limits: limits.status(), detection_admission: admissionStatus(admission) }),
+      readiness: { drain, cacheMs: config.HEALTH_READY_CACHE_MS, timeoutMs: config.HEALTH_READY_TIMEOUT_MS },
+    };
 
     if (wanted.has('gateway')) {
       const app = buildGatewayApp({
-        logger,
+        logger: named('gateway'),
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         jsonMaxDepth: config.JSON_MAX_DEPTH,
         auth,
@@ -251,7 +271,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     }
     if (wanted.has('sensor')) {
       const app = buildSensorApp({
-        logger,
+        logger: named('sensor'),
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         jsonMaxDepth: config.JSON_MAX_DEPTH,
         auth,
@@ -302,7 +322,20 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
   return `http://${shownHost}:${actualPort}`;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+const sleep = (ms: number, unref = true) =>
+  new Promise<void>((r) => {
+    const timer = setTimeout(r, ms);
+    if (unref) timer.unref();
+  });
+
+/**
+ * The `name` of the lines that are about the process rather than one service (start-up, storage, the
+ * audit writer, Redis, shutdown): the service's name when one runs alone, `main` when several share the
+ * process (`all`). Each service's own lines (and its requests') carry `gateway`, `sensor` or `detection`.
+ */
+export function processLogName(services: readonly ServiceName[]): string {
+  return services.length === 1 ? services[0]! : 'main';
+}
 
 /**
  * The Unix domain socket detection listens on besides DETECTION_ADDRESS: DETECTION_SOCKET when it is a path;

@@ -88,7 +88,7 @@ export function runDetectionWorker(): void {
   const { installClassifierBackends } = require('./classifiers/install') as typeof import('./classifiers/install');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { detectionServerOptions, startDetectionServer } = require('./server') as typeof import('./server');
-  const logger = createLogger({ level: data.config.LOG_LEVEL }).child({ component: 'detection' });
+  const logger = createLogger({ level: data.config.LOG_LEVEL }).child({ name: 'detection' });
   const post = (m: FromWorker) => port.postMessage(m);
   const start = async () => {
     const classifiers = await installClassifierBackends(data.config);

@@ -36,8 +36,8 @@ export interface GatewayDeps {
   audit: AuditSinks;
   upstream: { baseUrl: string; apiKey?: string; timeoutMs: number; streamWindowChars: number };
   probes: Record<string, HealthProbe>;
-  /** Degradable probes and extra fields of /health. */
-  health?: Pick<HealthOptions, 'degradable' | 'info'>;
+  /** Degradable probes and extra fields of /health; readiness (drain state, cache, budget) of /health/ready. */
+  health?: Pick<HealthOptions, 'degradable' | 'info' | 'readiness'>;
   /** Rate limits (docs/limits.md); none when absent. */
   limits?: LimitsService;
 }

@@ -81,6 +81,7 @@ export const eventViewSchema = z
     latency_ms: z.number(),
     fail_reason: z.string().nullable(),
     unscanned_content: z.array(z.string()),
+    request_id: z.string().nullable().meta({ description: "The request's X-Request-Id (the client's valid one, else generated); null on events recorded before request ids were stored" }),
     created_at: timestamp,
   })
   .meta({ title: 'SecurityEvent' });

@@ -24,8 +24,8 @@ export interface SensorDeps {
   upstreamTimeoutMs?: number;
   audit: AuditSinks;
   probes: Record<string, HealthProbe>;
-  /** Degradable probes and extra fields of /health. */
-  health?: Pick<HealthOptions, 'degradable' | 'info'>;
+  /** Degradable probes and extra fields of /health; readiness (drain state, cache, budget) of /health/ready. */
+  health?: Pick<HealthOptions, 'degradable' | 'info' | 'readiness'>;
   /** Rate limits (docs/limits.md); none when absent. */
   limits?: LimitsService;
 }

@@ -160,6 +160,15 @@ export const configSchema = z.object({
     .max(300_000, 'AUTH_CACHE_TTL_MS must be between 0 and 300000')
     .default(5000),
   SHUTDOWN_TIMEOUT_MS: positiveInt('SHUTDOWN_TIMEOUT_MS', 10000, 300000),
+  /**
+   * On SIGTERM: how long the servers keep serving with GET /health/ready answering 503 before they stop
+   * accepting and drain (time for a load balancer to take the instance out). 0: drain at once.
+   */
+  SHUTDOWN_DRAIN_DELAY_MS: nonNegativeInt('SHUTDOWN_DRAIN_DELAY_MS', 0, 300000),
+  /** How long GET /health/ready reuses its last dependency check (0: every call checks). */
+  HEALTH_READY_CACHE_MS: nonNegativeInt('HEALTH_READY_CACHE_MS', 1000, 60000),
+  /** Budget of each dependency check of GET /health/ready (database, detection). */
+  HEALTH_READY_TIMEOUT_MS: positiveInt('HEALTH_READY_TIMEOUT_MS', 1000, 30000),
   BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES', 10 * 1024 * 1024, 100 * 1024 * 1024),
   /** Deepest nesting (objects + arrays) of a JSON request body; deeper → 400 json_too_deep. */
   JSON_MAX_DEPTH: z.coerce

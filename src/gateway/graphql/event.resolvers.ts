@@ -10,6 +10,7 @@ type EventsArgs = {
   offset?: number | null;
   path?: string | null;
   session_id?: string | null;
+  request_id?: string | null;
   project_id?: string | null;
   blocked?: boolean | null;
   since?: string | null;

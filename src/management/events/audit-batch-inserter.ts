@@ -6,11 +6,11 @@ import { eventToJson, sanitizeEvent, type AuditEvent } from './audit-sanitizer';
 
 const COLUMNS = [
   'id', 'organization_id', 'project_id', 'kind', 'path', 'session_id', 'model', 'input_tokens', 'findings', 'blocked',
-  'response_status', 'latency_ms', 'client_ip', 'fail_reason', 'unscanned_content', 'created_at',
+  'response_status', 'latency_ms', 'client_ip', 'fail_reason', 'unscanned_content', 'request_id', 'created_at',
 ];
 const CAST = [
   'uuid[]', 'uuid[]', 'uuid[]', 'text[]', 'text[]', 'text[]', 'text[]', 'int[]', 'jsonb[]', 'bool[]', 'int[]', 'float8[]', 'text[]', 'text[]', 'jsonb[]',
-  'timestamptz[]',
+  'text[]', 'timestamptz[]',
 ];
 const INSERT_SQL = `INSERT INTO security_events (${COLUMNS.join(', ')})
   SELECT * FROM unnest(${CAST.map((c, i) => `$${i + 1}::${c}`).join(', ')})
@@ -70,7 +70,7 @@ export class AuditBatchInserter {
       else if (await this.isOutage(deadErr)) throw new StorageUnavailableError([part, ...[...stack].reverse()].flat(), errorCodeOf(deadErr));
       else {
         out.lost += 1;
-        this.logger.error({ code: errorCodeOf(deadErr) }, 'audit event rejected by the dead-letter table too: lost');
+        this.logger.error({ code: errorCodeOf(deadErr), requestId: part[0]?.requestId ?? undefined }, 'audit event rejected by the dead-letter table too: lost');
       }
     }
     return out;
@@ -112,6 +112,7 @@ export class AuditBatchInserter {
         col((e) => e.clientIp),
         col((e) => e.failReason ?? null),
         col((e) => (e.unscannedContent && e.unscannedContent.length > 0 ? JSON.stringify(e.unscannedContent) : null)),
+        col((e) => e.requestId ?? null),
         col((e) => e.createdAt.toISOString()),
       ]);
       return undefined;
@@ -123,7 +124,7 @@ export class AuditBatchInserter {
   private async deadLetter(event: AuditEvent, cause: unknown): Promise<unknown> {
     const code = errorCodeOf(cause);
     const constraint = constraintOf(cause) ?? null;
-    this.logger.error({ code, constraint, kind: event.kind }, 'audit event rejected by the database: moved to audit_dead_letters');
+    this.logger.error({ code, constraint, kind: event.kind, requestId: event.requestId ?? undefined }, 'audit event rejected by the database: moved to audit_dead_letters');
     try {
       await this.storage.query(DEAD_LETTER_SQL, [JSON.stringify(eventToJson(sanitizeEvent(event))), code, constraint]);
       return undefined;

@@ -30,11 +30,13 @@ export interface AuditEvent {
   failReason?: FailReason | null;
   /** JSON paths of request content no detector could read (bounded: boundedPaths); null or absent when none. */
   unscannedContent?: string[] | null;
+  /** The request's X-Request-Id; null or absent when unknown (events spooled before it was recorded). */
+  requestId?: string | null;
   createdAt: Date;
 }
 
 /** Column limits of security_events (the migration's varchar lengths). */
-export const COLUMN_LIMITS = { kind: 32, path: 512, sessionId: 128, model: 200, clientIp: 64 } as const;
+export const COLUMN_LIMITS = { kind: 32, path: 512, sessionId: 128, model: 200, clientIp: 64, requestId: 128 } as const;
 /** unscanned_content: at most this many paths of at most this many characters (the writer bounds them already). */
 const UNSCANNED_LIMITS = { paths: 200, chars: 512 } as const;
 const INT4_MAX = 2_147_483_647;
@@ -106,6 +108,7 @@ export function sanitizeEvent(e: AuditEvent): AuditEvent {
     clientIp: cleanNullable(e.clientIp, COLUMN_LIMITS.clientIp),
     failReason: e.failReason && FAIL_REASONS.includes(e.failReason) ? e.failReason : null,
     unscannedContent: cleanPaths(e.unscannedContent),
+    requestId: cleanNullable(e.requestId, COLUMN_LIMITS.requestId),
     createdAt: created,
   };
 }
@@ -131,6 +134,7 @@ const spooledEventSchema = z.object({
   clientIp: z.string().nullable(),
   failReason: z.enum(['detection_unavailable', 'detection_timeout']).nullable().optional(),
   unscannedContent: z.array(z.string()).nullable().optional(),
+  requestId: z.string().nullable().optional(),
   createdAt: z.iso.datetime({ offset: true }),
 });
 

@@ -104,12 +104,14 @@ export class AuditWriter {
 
   /**
    * Records an event whose last fields are still being computed (its input token count, in a worker):
-   * it joins the buffer when ready; flush() and close() wait for it first.
+   * it joins the buffer when ready; flush() and close() wait for it first. `requestLog`: the request's
+   * logger, for the line written if the event cannot be completed.
    */
-  recordWhenReady(event: Promise<AuditEvent>): void {
+  recordWhenReady(event: Promise<AuditEvent>, requestLog?: Pick<Logger, 'error'>): void {
     const done = event.then(
       (e) => this.record(e),
-      (err: unknown) => this.logger.error({ err: err instanceof Error ? err.message : 'unknown' }, 'audit event could not be completed'),
+      // Logged by the request's logger when given (its lines carry the request id).
+      (err: unknown) => (requestLog ?? this.logger).error({ err: err instanceof Error ? err.message : 'unknown' }, 'audit event could not be completed'),
     );
     this.completing.add(done);
     void done.finally(() => this.completing.delete(done));

@@ -114,6 +114,7 @@ export function auditResponses(sinks: AuditSinks) {
       clientIp: request.ip ?? null,
       failReason: draft.failReason ?? null,
       unscannedContent: draft.unscannedContent ?? null,
+      requestId: String(request.id),
       createdAt: new Date(),
     };
     const tokens = ctx ? tokensOf(request, draft.countTexts, sinks) : null;
@@ -130,6 +131,7 @@ export function auditResponses(sinks: AuditSinks) {
         sinks.alerts?.notifyFor(event);
         return event;
       }),
+      request.log,
     );
   };
 }

@@ -9,6 +9,7 @@ export const listEventsQuerySchema = z.strictObject({
   ...pagingSchema,
   path: storableText(z.string().max(512)).optional(),
   session_id: storableText(z.string().max(128)).optional(),
+  request_id: storableText(z.string().max(128)).optional(),
   project_id: z.uuid('must be a UUID').optional(),
   blocked: booleanQueryParam.optional(),
   since: timestamp.optional(),

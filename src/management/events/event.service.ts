@@ -26,6 +26,8 @@ export interface EventView {
   fail_reason: string | null;
   /** JSON paths of request content no detector could read (allowed by the policy, or the reason of the block); [] when none. */
   unscanned_content: string[];
+  /** The request's X-Request-Id (echoed to the client); null on events recorded before it was stored. */
+  request_id: string | null;
   created_at: string;
 }
 
@@ -54,6 +56,7 @@ function where(organizationId: string, f: Partial<ListEventsQuery>): Filter {
   };
   if (f.path) add('path = ?', f.path);
   if (f.session_id) add('session_id = ?', f.session_id);
+  if (f.request_id) add('request_id = ?', f.request_id);
   if (f.project_id) add('project_id = ?', f.project_id);
   if (f.blocked !== undefined) add('blocked = ?', f.blocked);
   if (f.since) add('created_at >= ?', f.since);
@@ -69,7 +72,7 @@ export class EventService {
     const w = where(organizationId, q);
     const [total] = await this.storage.query<{ n: number }>(`SELECT count(*)::int AS n FROM security_events WHERE ${w.sql}`, w.params);
     const rows = await this.storage.query<Record<string, any>>(
-      `SELECT id, project_id, path, session_id, model, input_tokens, findings, blocked, response_status, latency_ms, fail_reason, unscanned_content, created_at
+      `SELECT id, project_id, path, session_id, model, input_tokens, findings, blocked, response_status, latency_ms, fail_reason, unscanned_content, request_id, created_at
          FROM security_events WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
       w.params,
     );
@@ -88,6 +91,7 @@ export class EventService {
         latency_ms: Number(r.latency_ms),
         fail_reason: r.fail_reason ?? null,
         unscanned_content: Array.isArray(r.unscanned_content) ? r.unscanned_content : [],
+        request_id: r.request_id ?? null,
         created_at: isoString(r.created_at),
       })),
     };

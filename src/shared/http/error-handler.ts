@@ -102,13 +102,16 @@ export function writeClientError(err: Error & { code?: string }, socket: Duplex,
 /** Renders any error as our envelope (the error handler, and fastify's frameworkErrors: bad URL, ...). */
 export function sendError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, style: EnvelopeStyle): FastifyReply {
   const appErr = toAppError(err, String(request.id));
+  // request.log carries the request id already (requestId); errors answered before the onRequest hook
+  // (fastify's frameworkErrors: a malformed URL) get the X-Request-Id header here.
+  if (!reply.hasHeader('x-request-id')) void reply.header('x-request-id', String(request.id));
   if (appErr.type === 'service_unavailable') {
-    request.log.warn({ err, requestId: request.id, errorCode: appErr.code }, 'request failed: dependency unavailable');
+    request.log.warn({ err, errorCode: appErr.code }, 'request failed: dependency unavailable');
   } else if (appErr.relayed) {
     // An upstream provider's own error: not ours, and its message can quote the request.
-    request.log.warn({ requestId: request.id, status: appErr.status, errorCode: appErr.code }, 'request failed: upstream error relayed');
+    request.log.warn({ status: appErr.status, errorCode: appErr.code }, 'request failed: upstream error relayed');
   } else if (appErr.status >= 500) {
-    request.log.error({ err, requestId: request.id }, 'request failed');
+    request.log.error({ err }, 'request failed');
   } else {
     request.log.info({ errorType: appErr.type, errorCode: appErr.code }, 'request rejected');
   }

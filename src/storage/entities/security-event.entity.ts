@@ -72,6 +72,10 @@ export class SecurityEventEntity {
   @Column({ name: 'unscanned_content', type: 'jsonb', nullable: true })
   unscannedContent!: string[] | null;
 
+  /** The request's X-Request-Id (the client's valid one, else generated); null on events before it was recorded. */
+  @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
+  requestId!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }
