@@ -229,7 +229,7 @@ describe('GET /health/ready with detection stopped', () => {
   const behindProxy = postgresBehindProxy();
   let svc: TestServices;
   beforeAll(async () => {
-    svc = await startTestServices(behindProxy.target, { env: { HEALTH_READY_CACHE_MS: '0', DATABASE_CONNECT_TIMEOUT_MS: '1000', DATABASE_STATEMENT_TIMEOUT_MS: '1500' } });
+    svc = await startTestServices(behindProxy.target, { env: { HEALTH_READY_CACHE_MS: '0', DATABASE_CONNECT_TIMEOUT_MS: '2500', DATABASE_STATEMENT_TIMEOUT_MS: '1500' } });
   });
   afterAll(async () => {
     await behindProxy.state.proxy?.start().catch(() => undefined);

@@ -83,7 +83,7 @@ export class AuditWriter {
       // While close() runs, its last step takes the event; after it, the event is spooled at once
       // (the timer is gone), or written directly without a spool.
       if (!this.closeDone) return;
-      this.logger.warn('audit event after shutdown');
+      this.logger.warn({ requestId: event.requestId ?? undefined }, 'audit event after shutdown');
       if (this.spool) this.spoolBuffer();
       else void this.flush();
       return;
