@@ -28,12 +28,12 @@ export interface HealthOptions {
  * the servers still serve what arrives (SHUTDOWN_DRAIN_DELAY_MS), so load balancers stop sending first.
  */
 export class DrainState {
-  private since: number | undefined;
+  private started = false;
   begin(): void {
-    this.since ??= Date.now();
+    this.started = true;
   }
   get draining(): boolean {
-    return this.since !== undefined;
+    return this.started;
   }
 }
 
