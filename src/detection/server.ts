@@ -7,6 +7,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import { ERROR_CODE_METADATA_KEY } from '../shared/detection-client';
 import { invalidRequest, isAppError } from '../shared/errors';
+import { REQUEST_ID_METADATA_KEY, validRequestId } from '../shared/request-id';
 import {
   DETECTION_MAX_MESSAGE_BYTES,
   DETECTION_SERVICE_NAME,
@@ -144,7 +145,7 @@ export function buildDetectionServer(options: BuildDetectionServerOptions = {}):
   const detect: grpc.handleUnaryCall<Decoded<ProtoDetectRequest>, ProtoDetectResponse> = (call, callback) => {
     const { message, config } = call.request;
     const work = async () => toProtoResponse(await engine.evaluate(fromProtoRequest(message, configResolver(configCache, engine, config))));
-    respond({ method: 'Detect', logger, callback, work });
+    respond({ method: 'Detect', logger: withRequestId(logger, call.metadata), callback, work });
   };
   const listDetectorTypes: grpc.handleUnaryCall<ProtoListDetectorTypesRequest, ProtoListDetectorTypesResponse> = (
     _call,
@@ -154,7 +155,7 @@ export function buildDetectionServer(options: BuildDetectionServerOptions = {}):
     respond({ method: 'ListDetectorTypes', logger, callback, work });
   };
   const detectStream: grpc.handleBidiStreamingCall<Decoded<ProtoDetectStreamRequest>, ProtoDetectStreamResponse> = (call) =>
-    serveStream({ call, engine, logger, resolver: (lookup) => configResolver(configCache, engine, lookup) });
+    serveStream({ call, engine, logger: withRequestId(logger, call.metadata), resolver: (lookup) => configResolver(configCache, engine, lookup) });
   server.addService(serviceDefinition(configCache), {
     Detect: detect,
     DetectStream: detectStream,
@@ -172,6 +173,20 @@ function healthPackageDefinition(): protoLoader.PackageDefinition {
   const includeDir = path.resolve(path.dirname(healthProtoPath), '..', '..');
   const file = path.relative(includeDir, healthProtoPath);
   return protoLoader.loadSync(file, { ...LOADER_OPTIONS, includeDirs: [includeDir] });
+}
+
+/**
+ * The server's logger for one call: its lines carry the caller's request id (the gateway's or sensor's
+ * HTTP request, sent as `x-request-id` metadata) when there is a valid one.
+ */
+function withRequestId(logger: DetectionLogger, metadata: grpc.Metadata): DetectionLogger {
+  const requestId = validRequestId(metadata.get(REQUEST_ID_METADATA_KEY)[0]);
+  if (!requestId) return logger;
+  return {
+    info: (obj, msg) => logger.info({ ...obj, requestId }, msg),
+    warn: (obj, msg) => logger.warn({ ...obj, requestId }, msg),
+    error: (obj, msg) => logger.error({ ...obj, requestId }, msg),
+  };
 }
 
 interface RespondArgs<Res> {

@@ -5,6 +5,7 @@ import { openDetectStream, type DetectStream, type DetectStreamOptions } from '.
 import { AppError, invalidRequest } from './errors';
 import { UnaryChannel } from './grpc-unary';
 import type { Action, DetectionPolicy, DetectorEntry, Direction, MatchList } from './policy';
+import { REQUEST_ID_METADATA_KEY, validRequestId } from './request-id';
 import {
   ACTION_TO_PROTO,
   actionFromProto,
@@ -105,6 +106,8 @@ export interface DetectRequest {
   admitted?: boolean;
   /** Aborts the wait for a slot (the client went away); the call is not made. */
   signal?: AbortSignal;
+  /** The HTTP request's id, sent as `x-request-id` metadata: the detection service's lines about the call carry it. */
+  requestId?: string;
 }
 
 export interface DetectionClient {
@@ -198,8 +201,8 @@ export function createDetectionClient(options: DetectionClientOptions): Detectio
   const client = new grpc.Client(options.address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
   const small = unaryChannel(options.address, SMALL_CHANNEL_IN_FLIGHT_BYTES);
   const large = unaryChannel(options.address, LARGE_CHANNEL_IN_FLIGHT_BYTES);
-  const call = <Req, Res>(method: grpc.MethodDefinition<Req, Res>, request: Req, timeoutMs: number, channel = small) =>
-    unaryCall({ channel, method, request, timeoutMs });
+  const call = <Req, Res>(method: grpc.MethodDefinition<Req, Res>, request: Req, timeoutMs: number, channel = small, metadata?: Record<string, string>) =>
+    unaryCall({ channel, method, request, timeoutMs, metadata });
   return {
     async detect(req) {
       // Checked here too, so an oversized text fails as the caller's error without crossing the network
@@ -212,7 +215,9 @@ export function createDetectionClient(options: DetectionClientOptions): Detectio
       // The deadline starts once admitted: time spent queued behind other work does not count.
       const release = await options.admission?.acquire({ admitted: req.admitted ?? false, signal: req.signal });
       try {
-        return fromProtoResponse(await call(detectWireMethod, encoded, options.timeoutMs, channel));
+        const requestId = validRequestId(req.requestId);
+        const metadata = requestId ? { [REQUEST_ID_METADATA_KEY]: requestId } : undefined;
+        return fromProtoResponse(await call(detectWireMethod, encoded, options.timeoutMs, channel, metadata));
       } finally {
         release?.();
       }
@@ -251,13 +256,14 @@ interface UnaryCallArgs<Req, Res> {
   method: grpc.MethodDefinition<Req, Res>;
   request: Req;
   timeoutMs: number;
+  metadata?: Record<string, string>;
 }
 
 async function unaryCall<Req, Res>(args: UnaryCallArgs<Req, Res>): Promise<Res> {
   const { channel, method, request } = args;
   let answer: Buffer;
   try {
-    answer = await channel.call(method.path, method.requestSerialize(request), args.timeoutMs);
+    answer = await channel.call(method.path, method.requestSerialize(request), args.timeoutMs, args.metadata);
   } catch (err) {
     throw toAppError(err as grpc.ServiceError);
   }

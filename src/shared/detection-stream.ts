@@ -4,6 +4,7 @@ import type { DetectionAdmission } from './detection-admission';
 import { DetectStreamWriter } from './detection-stream-writer';
 import { AppError, invalidRequest } from './errors';
 import type { DetectionPolicy, Direction } from './policy';
+import { REQUEST_ID_METADATA_KEY, validRequestId } from './request-id';
 import {
   actionFromProto,
   detectionStreamMethod,
@@ -60,6 +61,8 @@ export interface DetectStreamOptions {
    * caller that only uses the callback holds no backlog).
    */
   onUpdate?: (update: DetectStreamUpdate) => void;
+  /** The HTTP request's id, sent as `x-request-id` metadata: the detection service's lines about the stream carry it. */
+  requestId?: string;
 }
 
 /** One answer of the server: what became settled, and the running verdict. */
@@ -116,12 +119,19 @@ export interface OpenDetectStreamArgs {
   stepTimeoutMs: number;
 }
 
+function requestMetadata(requestId: string | undefined): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  const id = validRequestId(requestId);
+  if (id) metadata.set(REQUEST_ID_METADATA_KEY, id);
+  return metadata;
+}
+
 export function openDetectStream({ client, options, toProtoConfig, toAppError, admission, stepTimeoutMs }: OpenDetectStreamArgs): DetectStream {
   const call = client.makeBidiStreamRequest<ProtoDetectStreamRequest, ProtoDetectStreamResponse>(
     streamMethod.path,
     streamMethod.requestSerialize,
     streamMethod.responseDeserialize,
-    new grpc.Metadata(),
+    requestMetadata(options.requestId),
     { deadline: Date.now() + (options.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS) },
   );
   const state = new StreamState(options.onUpdate);

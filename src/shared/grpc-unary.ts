@@ -108,31 +108,31 @@ export class UnaryChannel {
 
   /**
    * One unary call: `request` is the encoded message, the answer is the encoded response message.
-   * Rejects with a grpc.ServiceError.
+   * `extraHeaders`: custom metadata (ASCII text values, e.g. `x-request-id`). Rejects with a grpc.ServiceError.
    */
-  async call(path: string, request: Buffer, timeoutMs: number): Promise<Buffer> {
+  async call(path: string, request: Buffer, timeoutMs: number, extraHeaders?: Readonly<Record<string, string>>): Promise<Buffer> {
     if (request.length > this.options.maxSendMessageBytes) {
       throw serviceError(grpc.status.RESOURCE_EXHAUSTED, `Sent message larger than max (${request.length} vs. ${this.options.maxSendMessageBytes})`);
     }
     const deadline = Date.now() + timeoutMs;
     const release = this.budget ? await this.budget.admit(request.length, deadline) : undefined;
     try {
-      return await this.attemptTwice(path, request, deadline);
+      return await this.attemptTwice(path, request, deadline, extraHeaders);
     } finally {
       release?.();
     }
   }
 
-  private async attemptTwice(path: string, request: Buffer, deadline: number): Promise<Buffer> {
+  private async attemptTwice(path: string, request: Buffer, deadline: number, extraHeaders?: Readonly<Record<string, string>>): Promise<Buffer> {
     try {
-      return await this.attempt(path, request, deadline);
+      return await this.attempt(path, request, deadline, extraHeaders);
     } catch (err) {
       if (!(err instanceof NotAnswered)) throw err;
       // Lost before the server answered (a connection closed under us, a refused stream): once more on a
       // fresh connection, within the same deadline.
       if (Date.now() >= deadline || this.closed) throw serviceError(grpc.status.UNAVAILABLE, err.message);
       try {
-        return await this.attempt(path, request, deadline);
+        return await this.attempt(path, request, deadline, extraHeaders);
       } catch (again) {
         if (again instanceof NotAnswered) throw serviceError(grpc.status.UNAVAILABLE, again.message);
         throw again;
@@ -202,7 +202,7 @@ export class UnaryChannel {
     session.once('close', () => clearInterval(timer));
   }
 
-  private attempt(path: string, request: Buffer, deadline: number): Promise<Buffer> {
+  private attempt(path: string, request: Buffer, deadline: number, extraHeaders?: Readonly<Record<string, string>>): Promise<Buffer> {
     return new Promise<Buffer>((resolve, reject) => {
       const remaining = Math.max(1, deadline - Date.now());
       let stream: http2.ClientHttp2Stream;
@@ -215,6 +215,7 @@ export class UnaryChannel {
             te: 'trailers',
             'grpc-timeout': grpcTimeout(remaining),
             'grpc-accept-encoding': 'identity',
+            ...extraHeaders,
           },
           { endStream: false },
         );

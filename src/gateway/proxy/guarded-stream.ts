@@ -54,6 +54,7 @@ export async function relayGuardedStream(a: GuardedStreamArgs): Promise<FastifyR
     texts: a.texts,
     release: (raw) => reply.raw.write(raw),
     flush: () => uncork(reply),
+    requestId: String(a.request.id),
   });
   try {
     await pumpStream(a.upstream, guard, a.observe);

@@ -46,7 +46,7 @@ export async function scanStage(
   // The input scan is a request's first detection call (refused with 503 detection_overloaded when the
   // admission queue is full); an output scan belongs to a request already admitted, so it is queued.
   const admitted = o.direction === 'output';
-  const verdict = await detection.detect({ text, direction: o.direction, policy: o.policy, admitted, signal: o.signal });
+  const verdict = await detection.detect({ text, direction: o.direction, policy: o.policy, admitted, signal: o.signal, requestId: String(request.id) });
   recordStage(request, explainVerdict(verdict, (start, end) => layout.locate(start, end)), verdict.blocked);
   noteFailClosed(request, failReasonOfResult(verdict));
   return verdict;

@@ -45,6 +45,8 @@ export interface StreamGuardOptions {
   release: (raw: string) => void;
   /** Called once after each run of released events: sends them now (see guarded-stream.ts). */
   flush?: () => void;
+  /** The HTTP request's id, passed to the detection service with each stream. */
+  requestId?: string;
 }
 
 interface FieldStream {
@@ -144,6 +146,7 @@ export class StreamGuard {
         windowChars: this.o.windowChars,
         holdBackChars: this.o.holdBackChars ?? STREAM_HOLD_BACK_CHARS,
         onUpdate: (u: DetectStreamUpdate) => this.apply(key, u),
+        requestId: this.o.requestId,
       });
       c = { stream, written: 0, released: 0, fields: new StreamFieldLayout() };
       this.streams.set(key, c);

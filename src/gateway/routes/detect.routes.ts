@@ -55,6 +55,7 @@ export function registerDetectRoutes(app: FastifyInstance, deps: DetectRouteDeps
       direction: body.direction,
       policy: ctx.policy.detection,
       signal: abortOnClientClose(request, reply).signal,
+      requestId: String(request.id),
     });
     const unscanned = unscannedOf(verdict);
     // One field, `content`: the finding offsets are already offsets into it.

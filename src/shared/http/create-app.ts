@@ -8,6 +8,7 @@ import type { Logger } from '../logger';
 import { requestLogger, serializeReply, serializeRequest } from '../logger';
 import { installErrorHandling, jsonStructureError, sendError, writeClientError, type EnvelopeStyle } from './error-handler';
 import { findJsonStructureProblem } from './json-structure-guard';
+import { validRequestId } from '../request-id';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -41,8 +42,6 @@ class OneLineRequestLog extends LogController {
   }
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /**
  * A fastify instance with what every HTTP service of ours shares: request ids (a sane incoming
  * `x-request-id` is kept, else a UUID; echoed back), pino logging without headers or bodies (one line
@@ -56,10 +55,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       serializers: { req: serializeRequest, res: serializeReply },
     }) as unknown as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: (req) => validRequestId(req.headers['x-request-id']) ?? randomUUID(),
     logController: new OneLineRequestLog(requestLogger(options.logger)),
     // While closing, fastify's own 503 body is not the spec's envelope: answered by the hook below instead.
     return503OnClosing: false,

@@ -239,3 +239,33 @@ describe('detection server failure modes', () => {
     }
   });
 });
+
+describe('request ids across the gRPC hop', () => {
+  let started: StartedDetectionServer;
+  let client: DetectionClient;
+  const warnings: Array<Record<string, unknown>> = [];
+  beforeAll(async () => {
+    const logger: DetectionLogger = { info: () => undefined, warn: (obj) => warnings.push(obj as Record<string, unknown>), error: () => undefined };
+    started = await startDetectionServer({ address: '127.0.0.1:0', logger });
+    client = createDetectionClient({ address: `127.0.0.1:${started.port}`, timeoutMs: 5000 });
+  });
+  afterAll(async () => {
+    client.close();
+    await started.close(1000);
+  });
+
+  it("the detection service's lines about a call carry the caller's request id (Detect and DetectStream); an invalid one is not sent", async () => {
+    const sideways = 'sideways' as Direction;
+    await rejectionOf(client.detect({ text: 'x', direction: sideways, policy: policy(), requestId: 'gw-req-1' }));
+    const stream = client.detectStream({ direction: sideways, policy: policy(), requestId: 'gw-stream-1' });
+    await rejectionOf(stream.end());
+    await rejectionOf(client.detect({ text: 'x', direction: sideways, policy: policy(), requestId: 'bad id\r\nx-injected: 1' }));
+    await rejectionOf(client.detect({ text: 'x', direction: sideways, policy: policy() }));
+    expect(warnings).toEqual([
+      { method: 'Detect', code: 'invalid_direction', requestId: 'gw-req-1' },
+      { method: 'DetectStream', code: 'invalid_direction', requestId: 'gw-stream-1' },
+      { method: 'Detect', code: 'invalid_direction' },
+      { method: 'Detect', code: 'invalid_direction' },
+    ]);
+  });
+});
