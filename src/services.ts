@@ -81,7 +81,7 @@ export interface StartOptions {
 type Closer = { name: string; close: () => Promise<unknown> };
 
 interface StartedDetection {
-  server: { port: number; close(graceMs?: number): Promise<void> };
+  server: { port: number; drain(): void; close(graceMs?: number): Promise<void> };
   /** In-process detection's classifier backends, closed after its server drained (the worker closes its own). */
   classifiers?: { close(): Promise<void> };
 }
@@ -117,8 +117,11 @@ export async function startServices(options: StartOptions): Promise<RunningServi
   const logger = named(processLogName(options.services));
   const closers: Closer[] = []; // closed in reverse order of start
   const drain = new DrainState();
+  // Told when the drain begins: detection's grpc.health.v1 answers NOT_SERVING (its readiness) meanwhile.
+  const drainers: Array<() => void> = [];
   const running: RunningServices = {
     close: async () => {
+      if (!drain.draining) for (const d of drainers) d();
       drain.begin();
       if (config.SHUTDOWN_DRAIN_DELAY_MS > 0 && closers.length > 0) {
         logger.info({ delayMs: config.SHUTDOWN_DRAIN_DELAY_MS }, 'draining: /health/ready answers 503; still serving until the delay ends');
@@ -146,6 +149,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
       detectionTarget = socketPath === undefined ? address : `unix:${socketPath}`;
       if (socketPath !== undefined) running.detectionSocket = socketPath;
       closers.push({ name: 'detection', close: () => d.server.close(config.SHUTDOWN_TIMEOUT_MS) });
+      drainers.push(() => d.server.drain());
       logger.info({ address, socket: socketPath, thread: options.detectionThread === true }, 'detection service (gRPC) listening');
     }
     running.detectionTarget = detectionTarget;

@@ -9,7 +9,7 @@ import type { DetectionLogger, StartedDetectionServer } from './server';
 const DETECTION_THREAD_YOUNG_GENERATION_MB = 12;
 
 /** Messages between the main thread and the detection worker. */
-type ToWorker = { type: 'close'; graceMs: number };
+type ToWorker = { type: 'close'; graceMs: number } | { type: 'drain' };
 type FromWorker = { type: 'listening'; port: number } | { type: 'failed'; message: string } | { type: 'closed' };
 
 export interface DetectionWorkerData {
@@ -30,7 +30,7 @@ export async function startDetectionWorker(o: {
   config: import('../shared/config').Config;
   logger: DetectionLogger;
   socketPath?: string;
-}): Promise<{ port: number; close(graceMs?: number): Promise<void> }> {
+}): Promise<{ port: number; drain(): void; close(graceMs?: number): Promise<void> }> {
   const { Worker } = await import('node:worker_threads');
   const data: DetectionWorkerData = { role: 'detection-worker', config: o.config, ...(o.socketPath !== undefined && { socketPath: o.socketPath }) };
   const worker = new Worker(`require(${JSON.stringify(__filename)}).runDetectionWorker()`, {
@@ -60,6 +60,7 @@ export async function startDetectionWorker(o: {
   });
   return {
     port,
+    drain: () => worker.postMessage({ type: 'drain' } satisfies ToWorker),
     close: async (graceMs = 5000) => {
       closing = true;
       const closed = new Promise<void>((resolve) => {
@@ -100,6 +101,7 @@ export function runDetectionWorker(): void {
       throw err;
     }
     port.on('message', (m: ToWorker) => {
+      if (m.type === 'drain') return server.drain();
       if (m.type !== 'close') return;
       void server
         .close(m.graceMs)

@@ -297,6 +297,8 @@ export interface StartedDetectionServer {
   socketPath?: string;
   server: grpc.Server;
   health: HealthImplementation;
+  /** Reports NOT_SERVING (grpc.health.v1) and keeps serving: the start of a graceful stop (SHUTDOWN_DRAIN_DELAY_MS). */
+  drain(): void;
   /** Reports NOT_SERVING, lets in-flight calls finish for up to graceMs, then cuts the rest. */
   close(graceMs?: number): Promise<void>;
 }
@@ -319,7 +321,8 @@ export async function startDetectionServer(options: StartDetectionServerOptions)
       await closeServer({ server, health, graceMs, logger });
       if (socketPath !== undefined) fs.rmSync(socketPath, { force: true });
     };
-    return { port, ...(socketPath !== undefined && { socketPath }), server, health, close };
+    const drain = () => notServing(health);
+    return { port, ...(socketPath !== undefined && { socketPath }), server, health, drain, close };
   } catch (err) {
     server.forceShutdown();
     throw err;
@@ -356,9 +359,13 @@ interface CloseArgs {
   logger: DetectionLogger;
 }
 
-function closeServer({ server, health, graceMs, logger }: CloseArgs): Promise<void> {
+function notServing(health: HealthImplementation): void {
   health.setStatus('', 'NOT_SERVING');
   health.setStatus(DETECTION_SERVICE_NAME, 'NOT_SERVING');
+}
+
+function closeServer({ server, health, graceMs, logger }: CloseArgs): Promise<void> {
+  notServing(health);
   return new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
       logger.warn({ graceMs }, 'detection service did not drain in time; forcing shutdown');

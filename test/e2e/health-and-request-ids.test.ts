@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/shared/config';
 import { createLogger } from '../../src/shared/logger';
 import { startServices, type RunningServices } from '../../src/services';
+import { createDetectionClient } from '../../src/shared/detection-client';
+import type { DetectionPolicy } from '../../src/shared/policy';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { pgliteTarget, postgresBehindProxy, STORAGE_TARGETS, TEST_DATABASE_URL } from '../helpers/databases';
@@ -37,6 +39,16 @@ async function getJson(url: string, headers: Record<string, string> = {}): Promi
   }
   return { status: res.status, headers: res.headers, json };
 }
+
+const STARTER_POLICY: DetectionPolicy = {
+  cacheKey: 'drain-policy:v1',
+  policyMode: 'IO',
+  inputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'log' }],
+  outputDetectors: [],
+  allowList: { entries: [], match_type: 'contains' },
+  denyList: { entries: [], match_type: 'contains' },
+  customDetectors: [],
+};
 
 const parsed = (lines: readonly string[]) => lines.map((l) => JSON.parse(l) as Json);
 
@@ -221,6 +233,26 @@ describe('GET /health/ready with detection stopped', () => {
         checks: { database: { status: 'up' }, detection: { status: 'down' } },
       });
       expect((await getJson(`${base}/health/live`)).status).toBe(200);
+    }
+  });
+});
+
+describe('the detection service during the drain', () => {
+  it('answers its gRPC health check NOT_SERVING from the start of the drain while it still serves Detect, then stops', async () => {
+    const config = loadConfig({ DETECTION_ADDRESS: '127.0.0.1:0', LOG_LEVEL: 'warn', SHUTDOWN_TIMEOUT_MS: '5000', SHUTDOWN_DRAIN_DELAY_MS: '3000' });
+    const detection = await startServices({ config, services: ['detection'], logger: createLogger({ level: 'warn', destination: new LogCapture() }) });
+    const client = createDetectionClient({ address: detection.detectionAddress!, timeoutMs: 5000 });
+    try {
+      expect(await client.checkHealth()).toBe(true);
+      const closing = detection.close();
+      expect(await client.checkHealth()).toBe(false);
+      const verdict = await client.detect({ text: 'mail me: a.b@acme-corp.com', direction: 'input', policy: STARTER_POLICY });
+      expect(verdict.categories.map((c) => c.type)).toEqual(['pii/email']);
+      await closing;
+      await expect(client.detect({ text: 'hello', direction: 'input', policy: STARTER_POLICY })).rejects.toMatchObject({ code: 'detection_unavailable' });
+    } finally {
+      client.close();
+      await detection.close();
     }
   });
 });
