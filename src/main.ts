@@ -153,6 +153,8 @@ async function serve(config: Config, services: readonly ServiceName[], detection
     running.gatewayUrl && `gateway ${running.gatewayUrl}`,
     running.sensorUrl && `sensor ${running.sensorUrl}`,
     running.detectionAddress && `detection grpc://${running.detectionAddress}`,
+    running.metricsUrl && `metrics ${running.metricsUrl}`,
+    running.detectionMetricsUrl && `detection metrics ${running.detectionMetricsUrl}`,
   ].filter(Boolean);
   process.stdout.write(`Ready: ${where.join(', ')}\n`);
 }
