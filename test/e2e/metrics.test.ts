@@ -156,6 +156,29 @@ describe('GET /metrics on the gateway port (the default)', () => {
     expect(after.some((s) => s.name.startsWith('csg_tenant_'))).toBe(false);
   });
 
+  it('counts content forwarded unscanned (policy unscannable: allow) as fail-open, and refused content not', async () => {
+    const image = { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } };
+    const withImage = () =>
+      postJson(`${svc.gatewayUrl}/v1/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, image] }] }, bearer());
+    const failOpen = async () => valueOf(parseScrape((await scrape(`${svc.gatewayUrl}/metrics`)).text), 'csg_detection_fail_open_total', { service: 'gateway', reason: 'unscannable_content' });
+    const setUnscannable = async (mode: string) => {
+      const res = await fetch(`${svc.gatewayUrl}/v1/policies/${ids[2]}/`, { method: 'PATCH', headers: { ...bearer(), 'content-type': 'application/json' }, body: JSON.stringify({ unscannable: mode }) });
+      expect(res.status).toBe(200);
+    };
+    const start = await failOpen();
+    await setUnscannable('block');
+    expect((await withImage()).status).toBe(403);
+    expect(await failOpen()).toBe(start);
+    await setUnscannable('allow');
+    try {
+      // The policy change reaches the auth cache within AUTH_CACHE_TTL_MS (local changes invalidate it at once).
+      expect((await withImage()).status).toBe(200);
+      expect(await failOpen()).toBe(start + 1);
+    } finally {
+      await setUnscannable('block');
+    }
+  });
+
   it('documents every metric of the scrape in docs/metrics.md', async () => {
     const { text } = await scrape(`${svc.gatewayUrl}/metrics`);
     const families = [...text.matchAll(/^# TYPE (csg_\w+) /gm)].map((m) => m[1]!);
@@ -180,7 +203,8 @@ describe('METRICS_TENANT_LABELS and METRICS_TOKEN on the gateway port', () => {
   });
 
   it('answers 401 with the envelope without the token, or with another one', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-the-metrics-token-at-all' }, { authorization: svc.apiKey }, { authorization: `Bearer ${svc.apiKey}` }]) {
+    const attempts: Array<Record<string, string>> = [{}, { authorization: 'Bearer not-the-metrics-token-at-all' }, { authorization: svc.apiKey }, { authorization: `Bearer ${svc.apiKey}` }];
+    for (const headers of attempts) {
       const res = await scrape(`${svc.gatewayUrl}/metrics`, headers);
       expect(res.status).toBe(401);
       expect(JSON.parse(res.text)).toEqual({ error: { message: expect.any(String), type: 'authentication_error', code: 'invalid_metrics_token' } });
@@ -239,6 +263,32 @@ describe('METRICS_PORT: the scrape on a port of its own', () => {
     expect(valueOf(samples, 'csg_http_requests_total', { service: 'gateway', route: '/v1/detect', status: '200' })).toBe(1);
     expect(valueOf(samples, 'csg_detections_total', { type: 'prompt_attack', direction: 'input' })).toBe(1);
     expect(valueOf(samples, 'csg_detection_server_calls_total', { method: 'Detect', code: 'OK' })).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the sensor alone, detection unreachable', () => {
+  let svc: TestServices;
+
+  beforeAll(async () => {
+    // Nothing listens on port 9 (discard): every Detect call fails, and the request fails closed.
+    svc = await startTestServices(pgliteTarget, { services: ['sensor'], env: { DETECTION_ADDRESS: '127.0.0.1:9', DETECTION_TIMEOUT_MS: '1000' } });
+  });
+  afterAll(async () => {
+    await svc?.dispose();
+  });
+
+  it('serves the scrape on the sensor port and counts the fail-closed refusal', async () => {
+    expect(svc.running.gatewayUrl).toBeUndefined();
+    expect(svc.running.metricsUrl).toBe(`${svc.sensorUrl}/metrics`);
+    const res = await postJson(`${svc.sensorUrl}/v1/messages`, { model: 'claude-x', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, { 'x-svc-key': svc.apiKey });
+    expect(res.status).toBe(503);
+    expect(res.json.error.code).toBe('detection_unavailable');
+    const samples = parseScrape((await scrape(svc.running.metricsUrl!)).text);
+    expect(valueOf(samples, 'csg_detection_fail_closed_total', { service: 'sensor', reason: 'detection_unavailable' })).toBe(1);
+    expect(valueOf(samples, 'csg_detection_errors_total', { service: 'sensor', direction: 'input', code: 'detection_unavailable' })).toBe(1);
+    expect(valueOf(samples, 'csg_http_requests_total', { service: 'sensor', route: '/v1/messages', status: '503' })).toBe(1);
+    // Detection runs elsewhere: its own series are not in this process's scrape.
+    expect(samples.some((s) => s.name.startsWith('csg_detection_server_'))).toBe(false);
   });
 });
 

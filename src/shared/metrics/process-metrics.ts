@@ -16,6 +16,7 @@ import { cache1, cache2, cache3, cacheByStatus } from './label-cache';
  */
 
 export type MetricsService = 'gateway' | 'sensor';
+export type FailOpenReason = 'detector_failed' | 'unscannable_content';
 export type UpstreamProvider = 'openai' | 'anthropic';
 
 /** The text of another registry appended to this process's scrape. */
@@ -78,8 +79,8 @@ export class ProcessMetrics {
   });
   readonly failOpen = new Counter({
     name: 'csg_detection_fail_open_total',
-    help: 'Scans in which a detector failed or timed out and its fail mode let the content through',
-    labelNames: ['service', 'direction'] as const,
+    help: 'Content let through unscanned: a detector failed or timed out under fail mode open (detector_failed), or the policy allows content no detector can read (unscannable_content)',
+    labelNames: ['service', 'reason'] as const,
     registers: [this.registry],
   });
   readonly failClosed = new Counter({
@@ -231,7 +232,7 @@ export class HttpMetrics {
   private readonly detections: (type: string, action: string, direction: string) => { inc(): void };
   private readonly detectSeconds: (direction: string) => { observe(v: number): void };
   private readonly detectErrors: (direction: string, code: string) => { inc(): void };
-  private readonly failOpen: (direction: string) => { inc(): void };
+  private readonly failOpen: (reason: FailOpenReason) => { inc(): void };
   private readonly failClosed: (reason: string) => { inc(): void };
   private readonly limits: (scope: string) => { inc(): void };
   private readonly upstreamSeconds: (provider: string) => { observe(v: number): void };
@@ -249,7 +250,7 @@ export class HttpMetrics {
     this.detections = cache3((type, action, direction) => m.detections.labels(service, type, action, direction));
     this.detectSeconds = cache1((direction) => m.detectionDuration.labels(service, direction));
     this.detectErrors = cache2((direction, code) => m.detectionErrors.labels(service, direction, code));
-    this.failOpen = cache1((direction) => m.failOpen.labels(service, direction));
+    this.failOpen = cache1((reason) => m.failOpen.labels(service, reason));
     this.failClosed = cache1((reason) => m.failClosed.labels(service, reason));
     this.limits = cache1((scope) => m.limitRejections.labels(service, scope));
     this.upstreamSeconds = cache1((provider) => m.upstreamDuration.labels(service, provider));
@@ -283,8 +284,12 @@ export class HttpMetrics {
     const binding = this.route(request.method, route);
     binding.byStatus(reply.statusCode).inc();
     binding.duration.observe(reply.elapsedTime / 1000);
-    const failReason = request.audit?.failReason;
-    if (failReason) this.failClosed(failReason).inc();
+    const audit = request.audit;
+    if (audit !== undefined) {
+      if (audit.failReason) this.failClosed(audit.failReason).inc();
+      // Content no detector could read, forwarded (policy unscannable: allow) and answered.
+      if (audit.unscannedContent && !audit.blocked && reply.statusCode < 400) this.failOpen('unscannable_content').inc();
+    }
     if (this.m.tenantLabels && request.auth) {
       this.m.countTenant(this.service, request.auth.organizationId, request.auth.projectId, reply.statusCode, request.audit?.blocked === true);
     }
@@ -349,7 +354,7 @@ export class HttpMetrics {
     for (const c of result.categories) this.detections(c.type, c.action, direction).inc();
     for (const o of result.outcomes) {
       if ((o.status === 'error' || o.status === 'timeout') && o.failMode === 'open') {
-        this.failOpen(direction).inc();
+        this.failOpen('detector_failed').inc();
         break;
       }
     }
