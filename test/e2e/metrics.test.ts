@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { generateApiKey } from '../../src/shared/api-key';
 import { loadConfig } from '../../src/shared/config';
@@ -8,6 +9,7 @@ import { startServices } from '../../src/services';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { pgliteTarget } from '../helpers/databases';
+import { MAIN, run, waitFor } from '../helpers/main-process';
 import { LogCapture, postJson, startTestServices, type TestServices } from '../helpers/services';
 
 /**
@@ -339,4 +341,30 @@ describe('detection alone: DETECTION_METRICS_PORT', () => {
     expect(() => loadConfig({ ...base, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN must be at least 16 characters/);
     expect(() => loadConfig({ ...base, METRICS_TENANT_LABELS: 'yes' })).toThrow(/METRICS_TENANT_LABELS must be true or false/);
   });
+});
+
+describe('npm start (`all`, compiled, detection in its worker thread)', () => {
+  it('joins the detection thread\'s metrics to the gateway\'s scrape', async () => {
+    if (!fs.existsSync(MAIN)) throw new Error('dist/main.js is missing: run `npm run build` (npm test does it)');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'csg-metrics-'));
+    const p = run(['all'], { PORT: '0', SENSOR_PORT: '0', DETECTION_ADDRESS: '127.0.0.1:0', DATA_DIR: dataDir });
+    try {
+      const [, key] = await waitFor(() => p.stdout().match(/First project API key \(shown once, store it now\): (svc_sk_\w+)/), 'the bootstrap key', 60000);
+      const [, metricsUrl] = await waitFor(() => p.stdout().match(/Metrics: (\S+)/), 'the metrics line', 60000);
+      const [, gateway] = await waitFor(() => p.stdout().match(/Ready: gateway (\S+),/), 'readiness', 60000);
+      expect(metricsUrl).toBe(`${gateway}/metrics`);
+      expect((await postJson(`${gateway}/v1/detect`, { content: ATTACK }, { authorization: `Bearer ${key}` })).status).toBe(200);
+      const samples = parseScrape((await scrape(metricsUrl!)).text);
+      expect(valueOf(samples, 'csg_http_requests_total', { route: '/v1/detect', status: '200' })).toBe(1);
+      expect(valueOf(samples, 'csg_detection_server_calls_total', { method: 'Detect', code: 'OK' })).toBe(1);
+      expect(valueOf(samples, 'csg_detection_classifier_windows_total', { result: 'asked' })).toBeGreaterThan(0);
+      // The process metrics once (the main thread's registry), not again from the worker.
+      expect(samples.filter((s) => s.name === 'process_cpu_user_seconds_total')).toHaveLength(1);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    } finally {
+      if (p.child.exitCode === null) p.child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90000);
 });
