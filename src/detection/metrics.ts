@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { FastCounter, FastHistogram } from '../shared/metrics/fast-metrics';
 import { cache1, cache2 } from '../shared/metrics/label-cache';
 import type { ClassifierPoolStats } from './classifiers/builtin/builtin-pool';
 import { classifierWindowCounts } from './classifiers/shared-calls';
@@ -20,31 +21,36 @@ export type DetectionMethod = 'Detect' | 'DetectStream' | 'ListDetectorTypes';
 
 export class DetectionMetrics {
   readonly registry = new Registry();
-  private readonly calls = new Counter({
+  private readonly calls = new FastCounter({
     name: 'csg_detection_server_calls_total',
     help: 'Calls the detection service answered, by gRPC method and status code',
     labelNames: ['method', 'code'] as const,
     registers: [this.registry],
   });
-  private readonly duration = new Histogram({
+  private readonly duration = new FastHistogram({
     name: 'csg_detection_server_duration_seconds',
     help: 'Time the detection service spent on a call (a DetectStream call: from its start to its end)',
     labelNames: ['method'] as const,
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  private readonly streamsOpen = new Gauge({
-    name: 'csg_detection_server_streams_open',
-    help: 'DetectStream calls in progress',
-    registers: [this.registry],
-  });
+  private streamsOpen = 0;
   private readonly callsBy: (method: string, code: string) => { inc(): void };
   private readonly durationBy: (method: string) => { observe(v: number): void };
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry });
-    this.callsBy = cache2((method, code) => this.calls.labels(method, code));
-    this.durationBy = cache1((method) => this.duration.labels(method));
+    this.callsBy = cache2((method, code) => this.calls.child(method, code));
+    this.durationBy = cache1((method) => this.duration.child(method));
+    const streams = () => this.streamsOpen;
+    new Gauge({
+      name: 'csg_detection_server_streams_open',
+      help: 'DetectStream calls in progress',
+      registers: [this.registry],
+      collect() {
+        this.set(streams());
+      },
+    });
     new Counter({
       name: 'csg_detection_classifier_windows_total',
       help: 'Classifier windows asked for (asked) and scored by a backend (scored; the rest shared a call in flight or a recent score), by backend',
@@ -75,11 +81,11 @@ export class DetectionMetrics {
   }
 
   streamOpened(): void {
-    this.streamsOpen.inc();
+    this.streamsOpen++;
   }
 
   streamClosed(): void {
-    this.streamsOpen.dec();
+    this.streamsOpen--;
   }
 
   /** The compiled-configuration cache's size and hit rate, read at scrape time. */

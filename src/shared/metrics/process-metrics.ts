@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { DetectionAdmission } from '../detection-admission';
 import type { DetectionClient, DetectResult } from '../detection-client';
 import type { DetectStreamUpdate } from '../detection-stream';
 import { isAppError } from '../errors';
 import type { Direction } from '../policy';
+import { FastCounter, FastHistogram, type FastCounterChild, type FastHistogramChild } from './fast-metrics';
 import { cache1, cache2, cache3, cacheByStatus } from './label-cache';
 
 /**
@@ -45,70 +46,70 @@ export class ProcessMetrics {
   readonly tenantLabels: boolean;
   private readonly sources: MetricsSource[] = [];
 
-  readonly requests = new Counter({
+  readonly requests = new FastCounter({
     name: 'csg_http_requests_total',
     help: 'HTTP requests answered, by service, method, route pattern and status code',
     labelNames: ['service', 'method', 'route', 'status'] as const,
     registers: [this.registry],
   });
-  readonly requestDuration = new Histogram({
+  readonly requestDuration = new FastHistogram({
     name: 'csg_http_request_duration_seconds',
     help: 'Time from receiving a request to its response being sent (the whole request, streams included)',
     labelNames: ['service', 'method', 'route'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly detectionDuration = new Histogram({
+  readonly detectionDuration = new FastHistogram({
     name: 'csg_detection_duration_seconds',
     help: 'Time of one Detect call as the gateway or sensor sees it (admission wait and the gRPC hop included)',
     labelNames: ['service', 'direction'] as const,
     buckets: DETECTION_BUCKETS,
     registers: [this.registry],
   });
-  readonly detectionErrors = new Counter({
+  readonly detectionErrors = new FastCounter({
     name: 'csg_detection_errors_total',
     help: 'Detect calls that failed (no verdict), by error code',
     labelNames: ['service', 'direction', 'code'] as const,
     registers: [this.registry],
   });
-  readonly detections = new Counter({
+  readonly detections = new FastCounter({
     name: 'csg_detections_total',
     help: 'Categories detected, by detector type, policy action and direction (one per category per scan)',
     labelNames: ['service', 'type', 'action', 'direction'] as const,
     registers: [this.registry],
   });
-  readonly failOpen = new Counter({
+  readonly failOpen = new FastCounter({
     name: 'csg_detection_fail_open_total',
     help: 'Content let through unscanned: a detector failed or timed out under fail mode open (detector_failed), or the policy allows content no detector can read (unscannable_content)',
     labelNames: ['service', 'reason'] as const,
     registers: [this.registry],
   });
-  readonly failClosed = new Counter({
+  readonly failClosed = new FastCounter({
     name: 'csg_detection_fail_closed_total',
     help: 'Requests refused because detection was unavailable or timed out (fail mode closed)',
     labelNames: ['service', 'reason'] as const,
     registers: [this.registry],
   });
-  readonly overloaded = new Counter({
+  readonly overloaded = new FastCounter({
     name: 'csg_detection_overloaded_total',
     help: 'Requests refused with 503 detection_overloaded (the detection admission queue was full)',
     labelNames: ['service'] as const,
     registers: [this.registry],
   });
-  readonly limitRejections = new Counter({
+  readonly limitRejections = new FastCounter({
     name: 'csg_limit_rejections_total',
     help: 'Requests refused with 429 by a rate limit, by the limit that answered',
     labelNames: ['service', 'scope'] as const,
     registers: [this.registry],
   });
-  readonly upstreamDuration = new Histogram({
+  readonly upstreamDuration = new FastHistogram({
     name: 'csg_upstream_duration_seconds',
     help: 'Time from sending a request to the upstream provider to receiving its response headers',
     labelNames: ['service', 'provider'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly upstreamErrors = new Counter({
+  readonly upstreamErrors = new FastCounter({
     name: 'csg_upstream_errors_total',
     help: 'Upstream provider failures: transport (timeout, unavailable), unusable answers (invalid, too_large) and error statuses (http_4xx, http_5xx)',
     labelNames: ['service', 'provider', 'kind'] as const,
@@ -222,8 +223,8 @@ export class ProcessMetrics {
 }
 
 interface RouteBinding {
-  duration: ReturnType<Histogram<'service' | 'method' | 'route'>['labels']>;
-  byStatus: (status: number) => ReturnType<Counter<'service' | 'method' | 'route' | 'status'>['labels']>;
+  duration: FastHistogramChild;
+  byStatus: (status: number) => FastCounterChild;
 }
 
 /** One service's view of the process metrics: hooks for its fastify app and a wrapper for its detection client. */
@@ -244,18 +245,18 @@ export class HttpMetrics {
     readonly service: MetricsService,
   ) {
     this.route = cache2((method, route) => ({
-      duration: m.requestDuration.labels(service, method, route),
-      byStatus: cacheByStatus((status) => m.requests.labels(service, method, route, status)),
+      duration: m.requestDuration.child(service, method, route),
+      byStatus: cacheByStatus((status) => m.requests.child(service, method, route, status)),
     }));
-    this.detections = cache3((type, action, direction) => m.detections.labels(service, type, action, direction));
-    this.detectSeconds = cache1((direction) => m.detectionDuration.labels(service, direction));
-    this.detectErrors = cache2((direction, code) => m.detectionErrors.labels(service, direction, code));
-    this.failOpen = cache1((reason) => m.failOpen.labels(service, reason));
-    this.failClosed = cache1((reason) => m.failClosed.labels(service, reason));
-    this.limits = cache1((scope) => m.limitRejections.labels(service, scope));
-    this.upstreamSeconds = cache1((provider) => m.upstreamDuration.labels(service, provider));
-    this.upstreamErrors = cache2((provider, kind) => m.upstreamErrors.labels(service, provider, kind));
-    this.overloaded = m.overloaded.labels(service);
+    this.detections = cache3((type, action, direction) => m.detections.child(service, type, action, direction));
+    this.detectSeconds = cache1((direction) => m.detectionDuration.child(service, direction));
+    this.detectErrors = cache2((direction, code) => m.detectionErrors.child(service, direction, code));
+    this.failOpen = cache1((reason) => m.failOpen.child(service, reason));
+    this.failClosed = cache1((reason) => m.failClosed.child(service, reason));
+    this.limits = cache1((scope) => m.limitRejections.child(service, scope));
+    this.upstreamSeconds = cache1((provider) => m.upstreamDuration.child(service, provider));
+    this.upstreamErrors = cache2((provider, kind) => m.upstreamErrors.child(service, provider, kind));
+    this.overloaded = m.overloaded.child(service);
   }
 
   /** The provider the service relays to (the gateway: openai; the sensor: anthropic). */
