@@ -121,7 +121,7 @@ export class FastHistogram<L extends string> {
       let cumulative = 0;
       for (let i = 0; i <= bounds.length; i++) {
         cumulative += c.buckets[i] as number;
-        values.push({ metricName: `${this.name}_bucket`, labels: { ...c.labels, le: i < bounds.length ? String(bounds[i]) : '+Inf' }, value: cumulative });
+        values.push({ metricName: `${this.name}_bucket`, labels: { le: i < bounds.length ? String(bounds[i]) : '+Inf', ...c.labels }, value: cumulative });
       }
       values.push({ metricName: `${this.name}_sum`, labels: c.labels, value: c.sum });
       values.push({ metricName: `${this.name}_count`, labels: c.labels, value: c.count });
