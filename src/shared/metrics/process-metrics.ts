@@ -44,77 +44,70 @@ export interface ProcessMetricsOptions {
 export class ProcessMetrics {
   readonly registry = new Registry();
   readonly tenantLabels: boolean;
+  private readonly counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new FastCounter({ name, help, labelNames, registers: [this.registry] });
+  private readonly histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new FastHistogram({ name, help, labelNames, buckets, registers: [this.registry] });
   private readonly sources: MetricsSource[] = [];
 
-  readonly requests = new FastCounter({
-    name: 'csg_http_requests_total',
-    help: 'HTTP requests answered, by service, method, route pattern and status code',
-    labelNames: ['service', 'method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly requestDuration = new FastHistogram({
-    name: 'csg_http_request_duration_seconds',
-    help: 'Time from receiving a request to its response being sent (the whole request, streams included)',
-    labelNames: ['service', 'method', 'route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly detectionDuration = new FastHistogram({
-    name: 'csg_detection_duration_seconds',
-    help: 'Time of one Detect call as the gateway or sensor sees it (admission wait and the gRPC hop included)',
-    labelNames: ['service', 'direction'] as const,
-    buckets: DETECTION_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly detectionErrors = new FastCounter({
-    name: 'csg_detection_errors_total',
-    help: 'Detect calls that failed (no verdict), by error code',
-    labelNames: ['service', 'direction', 'code'] as const,
-    registers: [this.registry],
-  });
-  readonly detections = new FastCounter({
-    name: 'csg_detections_total',
-    help: 'Categories detected, by detector type, policy action and direction (one per category per scan)',
-    labelNames: ['service', 'type', 'action', 'direction'] as const,
-    registers: [this.registry],
-  });
-  readonly failOpen = new FastCounter({
-    name: 'csg_detection_fail_open_total',
-    help: 'Content let through unscanned: a detector failed or timed out under fail mode open (detector_failed), or the policy allows content no detector can read (unscannable_content)',
-    labelNames: ['service', 'reason'] as const,
-    registers: [this.registry],
-  });
-  readonly failClosed = new FastCounter({
-    name: 'csg_detection_fail_closed_total',
-    help: 'Requests refused because detection was unavailable or timed out (fail mode closed)',
-    labelNames: ['service', 'reason'] as const,
-    registers: [this.registry],
-  });
-  readonly overloaded = new FastCounter({
-    name: 'csg_detection_overloaded_total',
-    help: 'Requests refused with 503 detection_overloaded (the detection admission queue was full)',
-    labelNames: ['service'] as const,
-    registers: [this.registry],
-  });
-  readonly limitRejections = new FastCounter({
-    name: 'csg_limit_rejections_total',
-    help: 'Requests refused with 429 by a rate limit, by the limit that answered',
-    labelNames: ['service', 'scope'] as const,
-    registers: [this.registry],
-  });
-  readonly upstreamDuration = new FastHistogram({
-    name: 'csg_upstream_duration_seconds',
-    help: 'Time from sending a request to the upstream provider to receiving its response headers',
-    labelNames: ['service', 'provider'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly upstreamErrors = new FastCounter({
-    name: 'csg_upstream_errors_total',
-    help: 'Upstream provider failures: transport (timeout, unavailable), unusable answers (invalid, too_large) and error statuses (http_4xx, http_5xx)',
-    labelNames: ['service', 'provider', 'kind'] as const,
-    registers: [this.registry],
-  });
+  readonly requests = this.counter(
+    'csg_http_requests_total',
+    'HTTP requests answered, by service, method, route pattern and status code',
+    ['service', 'method', 'route', 'status'],
+  );
+  readonly requestDuration = this.histogram(
+    'csg_http_request_duration_seconds',
+    'Time from receiving a request to its response being sent (the whole request, streams included)',
+    ['service', 'method', 'route'],
+    LATENCY_BUCKETS,
+  );
+  readonly detectionDuration = this.histogram(
+    'csg_detection_duration_seconds',
+    'Time of one Detect call as the gateway or sensor sees it (admission wait and the gRPC hop included)',
+    ['service', 'direction'],
+    DETECTION_BUCKETS,
+  );
+  readonly detectionErrors = this.counter(
+    'csg_detection_errors_total',
+    'Detect calls that failed (no verdict), by error code',
+    ['service', 'direction', 'code'],
+  );
+  readonly detections = this.counter(
+    'csg_detections_total',
+    'Categories detected, by detector type, policy action and direction (one per category per scan)',
+    ['service', 'type', 'action', 'direction'],
+  );
+  readonly failOpen = this.counter(
+    'csg_detection_fail_open_total',
+    'Content let through unscanned: a detector failed or timed out under fail mode open (detector_failed), or the policy allows content no detector can read (unscannable_content)',
+    ['service', 'reason'],
+  );
+  readonly failClosed = this.counter(
+    'csg_detection_fail_closed_total',
+    'Requests refused because detection was unavailable or timed out (fail mode closed)',
+    ['service', 'reason'],
+  );
+  readonly overloaded = this.counter(
+    'csg_detection_overloaded_total',
+    'Requests refused with 503 detection_overloaded (the detection admission queue was full)',
+    ['service'],
+  );
+  readonly limitRejections = this.counter(
+    'csg_limit_rejections_total',
+    'Requests refused with 429 by a rate limit, by the limit that answered',
+    ['service', 'scope'],
+  );
+  readonly upstreamDuration = this.histogram(
+    'csg_upstream_duration_seconds',
+    'Time from sending a request to the upstream provider to receiving its response headers',
+    ['service', 'provider'],
+    LATENCY_BUCKETS,
+  );
+  readonly upstreamErrors = this.counter(
+    'csg_upstream_errors_total',
+    'Upstream provider failures: transport (timeout, unavailable), unusable answers (invalid, too_large) and error statuses (http_4xx, http_5xx)',
+    ['service', 'provider', 'kind'],
+  );
   private tenantRequests?: Counter<'service' | 'organization_id' | 'project_id' | 'status'>;
   private tenantBlocked?: Counter<'service' | 'organization_id' | 'project_id'>;
 
