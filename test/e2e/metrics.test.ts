@@ -182,6 +182,31 @@ describe('GET /metrics on the gateway port (the default)', () => {
     }
   });
 
+  it('counts the categories a streamed answer fires, as output detections', async () => {
+    const patched = await fetch(`${svc.gatewayUrl}/v1/policies/${ids[2]}/`, {
+      method: 'PATCH',
+      headers: { ...bearer(), 'content-type': 'application/json' },
+      body: JSON.stringify({ policy_mode: 'IO', output_detectors: [{ detector_type: 'pii/email', action: 'block' }] }),
+    });
+    expect(patched.status).toBe(200);
+    const output = { service: 'gateway', type: 'pii/email', action: 'block', direction: 'output' };
+    const before = valueOf(parseScrape((await scrape(`${svc.gatewayUrl}/metrics`)).text), 'csg_detections_total', output);
+    openai.pieces = ['Sure: write to ', 'jane.doe@', 'example.com', ' for the details, and have a nice day.'];
+    try {
+      const res = await fetch(`${svc.gatewayUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...bearer(), 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'How do I reach support?' }] }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('content_filter');
+    } finally {
+      openai.pieces = ['Hello', ' from', ' the fake', ' upstream.'];
+    }
+    const after = valueOf(parseScrape((await scrape(`${svc.gatewayUrl}/metrics`)).text), 'csg_detections_total', output);
+    expect(after - before).toBe(1);
+  });
+
   it('documents every metric of the scrape in docs/metrics.md', async () => {
     const { text } = await scrape(`${svc.gatewayUrl}/metrics`);
     const families = [...text.matchAll(/^# TYPE (csg_\w+) /gm)].map((m) => m[1]!);
@@ -292,6 +317,25 @@ describe('the sensor alone, detection unreachable', () => {
     expect(valueOf(samples, 'csg_http_requests_total', { service: 'sensor', route: '/v1/messages', status: '503' })).toBe(1);
     // Detection runs elsewhere: its own series are not in this process's scrape.
     expect(samples.some((s) => s.name.startsWith('csg_detection_server_'))).toBe(false);
+  });
+});
+
+describe('METRICS_PORT=off', () => {
+  let svc: TestServices;
+
+  beforeAll(async () => {
+    svc = await startTestServices(pgliteTarget, { services: ['gateway', 'sensor'], env: { METRICS_PORT: 'off', DETECTION_ADDRESS: '127.0.0.1:9' } });
+  });
+  afterAll(async () => {
+    await svc?.dispose();
+  });
+
+  it('serves no metrics anywhere', async () => {
+    expect(svc.running.metricsUrl).toBeUndefined();
+    const res = await fetch(`${svc.gatewayUrl}/metrics`);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { type: string } }).error.type).toBe('not_found');
+    expect((await fetch(`${svc.sensorUrl}/metrics`)).status).toBe(404);
   });
 });
 
