@@ -191,7 +191,7 @@ describe('GET /metrics on the gateway port (the default)', () => {
     expect(patched.status).toBe(200);
     const output = { service: 'gateway', type: 'pii/email', action: 'block', direction: 'output' };
     const before = valueOf(parseScrape((await scrape(`${svc.gatewayUrl}/metrics`)).text), 'csg_detections_total', output);
-    openai.pieces = ['Sure: write to ', 'jane.doe@', 'example.com', ' for the details, and have a nice day.'];
+    openai.pieces = ['Sure: write to ', 'jane.doe@', 'acme-corp.com', ' for the details, and have a nice day.'];
     try {
       const res = await fetch(`${svc.gatewayUrl}/v1/chat/completions`, {
         method: 'POST',
