@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { AppError } from '../errors';
+import { documented } from '../http/openapi';
 
 /**
  * GET /metrics: the Prometheus text of a scrape, on a service's own fastify app or on a small listener
@@ -29,9 +31,23 @@ export function tokenAccepted(header: string | string[] | undefined, token: stri
 const metricsTokenRequired = () =>
   new AppError('authentication_error', 'This metrics endpoint requires Authorization: Bearer <METRICS_TOKEN>', { code: 'invalid_metrics_token' });
 
+/** GET /metrics in the app's OpenAPI document; the 401 only when a token is required. */
+function metricsDoc(tokenRequired: boolean) {
+  return documented({
+    tags: ['health'],
+    summary: 'Prometheus metrics of the process (docs/metrics.md)',
+    description: tokenRequired
+      ? 'Prometheus text format 0.0.4. Requires `Authorization: Bearer <METRICS_TOKEN>` (the metrics token, not a project key).'
+      : 'Prometheus text format 0.0.4. No authentication (METRICS_TOKEN is not set); no label carries a tenant identifier unless METRICS_TENANT_LABELS is on.',
+    security: [],
+    responses: { 200: { description: 'The scrape', content: { 'text/plain': z.string() } } },
+    errors: tokenRequired ? [401] : [],
+  });
+}
+
 /** Registers GET /metrics on an app (its error handler renders the 401). */
 export function registerMetricsRoute(app: FastifyInstance, endpoint: MetricsEndpoint): void {
-  app.get('/metrics', async (request, reply) => {
+  app.get('/metrics', metricsDoc(endpoint.token !== undefined), async (request, reply) => {
     if (!tokenAccepted(request.headers.authorization, endpoint.token)) throw metricsTokenRequired();
     const text = await endpoint.scrape();
     return reply.header('content-type', endpoint.contentType).header('cache-control', 'no-store').send(text);
