@@ -156,6 +156,9 @@ async function serve(config: Config, services: readonly ServiceName[], detection
     running.sensorUrl && `sensor ${running.sensorUrl}`,
     running.detectionAddress && `detection grpc://${running.detectionAddress}`,
   ].filter(Boolean);
+  // Metrics on a line of their own: the Ready line keeps its shape for the scripts that read it.
+  const metrics = running.metricsUrl ?? running.detectionMetricsUrl;
+  if (metrics) process.stdout.write(`Metrics: ${metrics}\n`);
   process.stdout.write(`Ready: ${where.join(', ')}\n`);
 }
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type Redis from 'ioredis';
+import { Registry } from 'prom-client';
 import { startDetectionWorker } from './detection/detection-worker';
 import { buildGatewayApp } from './gateway/app';
 import type { LimitStore } from './gateway/limits/limit-store';
@@ -31,6 +32,8 @@ import { DetectionAdmission } from './shared/detection-admission';
 import { createDetectionClient, type DetectionClient } from './shared/detection-client';
 import { DrainState, type HealthProbe } from './shared/http/health';
 import type { Logger } from './shared/logger';
+import { startMetricsServer, type MetricsEndpoint } from './shared/metrics/metrics-endpoint';
+import { ProcessMetrics } from './shared/metrics/process-metrics';
 import { listenForChanges } from './storage/change-listener';
 import { openStorage, storageOptions, type Storage } from './storage/data-source';
 import { processAlive } from './storage/data-dir-lock';
@@ -53,6 +56,10 @@ export interface RunningServices {
   detectionSocket?: string;
   /** Where this process's gateway and sensor dial detection: `unix:<detectionSocket>` when there is one. */
   detectionTarget?: string;
+  /** `http://host:port/metrics`: the process's scrape (gateway, sensor and co-located detection), when served. */
+  metricsUrl?: string;
+  /** `http://host:port/metrics` of detection running alone (DETECTION_METRICS_PORT), when served. */
+  detectionMetricsUrl?: string;
   bootstrap?: BootstrapOutcome;
   storage?: Storage;
   audit?: AuditWriter;
@@ -84,19 +91,29 @@ interface StartedDetection {
   server: { port: number; drain(): void; close(graceMs?: number): Promise<void> };
   /** In-process detection's classifier backends, closed after its server drained (the worker closes its own). */
   classifiers?: { close(): Promise<void> };
+  /** Detection's metrics text (from its worker thread, or its registry here). */
+  metrics(): Promise<string>;
 }
 
-async function startDetection(config: Config, logger: Logger, thread: boolean, socketPath: string | undefined): Promise<StartedDetection> {
+/**
+ * `alone`: detection is the only service of the process, so its metrics include the process's own
+ * (CPU, memory); co-located, those come from the gateway's registry.
+ */
+async function startDetection(config: Config, logger: Logger, thread: boolean, socketPath: string | undefined, alone: boolean): Promise<StartedDetection> {
   if (thread && __filename.endsWith('.js')) {
     // The worker installs its own classifier backends and closes them after its server drained.
-    return { server: await startDetectionWorker({ config, logger, socketPath }) };
+    const server = await startDetectionWorker({ config, logger, socketPath });
+    return { server, metrics: () => server.metrics() };
   }
   // Loaded here, not at the top: with detection in its worker (or not started) the main thread never loads the engine.
   const { installClassifierBackends } = await import('./detection/classifiers/install');
   const { detectionServerOptions, startDetectionServer } = await import('./detection/server');
+  const { DetectionMetrics } = await import('./detection/metrics');
   const classifiers = await installClassifierBackends(config);
+  const metrics = new DetectionMetrics({ defaultMetrics: alone });
+  metrics.watchClassifierPool(() => classifiers.poolStats());
   try {
-    return { server: await startDetectionServer({ ...detectionServerOptions(config, socketPath), logger }), classifiers };
+    return { server: await startDetectionServer({ ...detectionServerOptions(config, socketPath), logger, metrics }), classifiers, metrics: () => metrics.text() };
   } catch (err) {
     await classifiers.close();
     throw err;
@@ -137,7 +154,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     // Detection (its thread loads the engine) and the database (the embedded one starts WebAssembly on a
     // thread of its own) start at the same time: start-up waits for the slower, not for both in a row.
     const [detection, opened] = await Promise.allSettled([
-      wanted.has('detection') ? startDetection(config, named('detection'), options.detectionThread === true, socketPath) : undefined,
+      wanted.has('detection') ? startDetection(config, named('detection'), options.detectionThread === true, socketPath, !needsStorage) : undefined,
       needsStorage ? openStorage(storageOptions(config)) : undefined,
     ]);
     if (detection.status === 'fulfilled' && detection.value) {
@@ -159,7 +176,18 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     }
     if (detection.status === 'rejected') throw detection.reason;
     if (opened.status === 'rejected') throw opened.reason;
-    if (!opened.value) return running;
+    const detectionMetrics = detection.value?.metrics;
+    if (!opened.value) {
+      // Detection alone: its metrics on a listener of their own.
+      if (detectionMetrics && config.DETECTION_METRICS_PORT !== 'off') {
+        const endpoint: MetricsEndpoint = { scrape: detectionMetrics, contentType: Registry.PROMETHEUS_CONTENT_TYPE, token: config.METRICS_TOKEN };
+        const server = await startMetricsServer(endpoint, config.HOST, config.DETECTION_METRICS_PORT ?? 9464);
+        closers.push({ name: 'detection-metrics', close: () => server.close() });
+        running.detectionMetricsUrl = server.url;
+        logger.info({ url: server.url }, 'detection metrics listening');
+      }
+      return running;
+    }
 
     const storage = opened.value;
     running.storage = storage;
@@ -168,6 +196,10 @@ export async function startServices(options: StartOptions): Promise<RunningServi
 
     // One admission queue for the process: the gateway's and the sensor's detection work share it.
     const admission = new DetectionAdmission({ maxActive: config.DETECTION_MAX_ACTIVE, maxQueued: config.DETECTION_MAX_QUEUED });
+    // One registry for the process (docs/metrics.md); none at all with METRICS_PORT=off.
+    const metrics = config.METRICS_PORT === 'off' ? undefined : new ProcessMetrics({ tenantLabels: config.METRICS_TENANT_LABELS });
+    if (metrics && detectionMetrics) metrics.addSource(detectionMetrics);
+    metrics?.watchAdmission(admission);
     const detectionClient = createDetectionClient({ address: detectionTarget, timeoutMs: config.DETECTION_TIMEOUT_MS, admission });
     closers.push({ name: 'detection-client', close: async () => detectionClient.close() });
     const auth = new ProjectAuthService(storage, { ttlMs: config.AUTH_CACHE_TTL_MS });
@@ -208,6 +240,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     const audit = new AuditWriter(storage, auditLogger, { spool: spool.spool });
     closers.push({ name: 'audit', close: () => audit.close().finally(() => spool.release()) });
     running.audit = audit;
+    metrics?.watchAudit(audit);
     // Closed before the writer, after the HTTP servers: counts in progress finish and their events are written.
     const tokens = new AuditTokenCounter({ workers: config.AUDIT_TOKEN_WORKERS, minChars: config.AUDIT_TOKEN_WORKER_MIN_CHARS });
     closers.push({ name: 'audit-tokens', close: () => tokens.close() });
@@ -243,14 +276,18 @@ export async function startServices(options: StartOptions): Promise<RunningServi
       info: () => ({ limits: limits.status(), detection_admission: admissionStatus(admission) }),
       readiness: { drain, cacheMs: config.HEALTH_READY_CACHE_MS, timeoutMs: config.HEALTH_READY_TIMEOUT_MS },
     };
+    // GET /metrics: on its own port (METRICS_PORT), else on the gateway's (the sensor's when it runs alone).
+    const metricsEndpoint: MetricsEndpoint | undefined = metrics && { scrape: () => metrics.scrape(), contentType: metrics.contentType, token: config.METRICS_TOKEN };
+    const metricsOn = !metricsEndpoint ? undefined : typeof config.METRICS_PORT === 'number' ? 'own' : wanted.has('gateway') ? 'gateway' : 'sensor';
 
     if (wanted.has('gateway')) {
+      const serviceMetrics = metrics?.forService('gateway');
       const app = buildGatewayApp({
         logger: named('gateway'),
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         jsonMaxDepth: config.JSON_MAX_DEPTH,
         auth,
-        detection: detectionClient,
+        detection: serviceMetrics ? serviceMetrics.instrument(detectionClient) : detectionClient,
         policies,
         projects,
         events,
@@ -267,19 +304,23 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         probes,
         health,
         limits,
+        metrics: serviceMetrics,
+        ...(metricsOn === 'gateway' && { metricsEndpoint }),
       });
       running.gatewayUrl = await listen(app, config.HOST, config.PORT);
       running.gatewayApp = app;
+      if (metricsOn === 'gateway') running.metricsUrl = `${running.gatewayUrl}/metrics`;
       closers.push({ name: 'gateway', close: () => app.close() });
       logger.info({ url: running.gatewayUrl }, 'gateway listening');
     }
     if (wanted.has('sensor')) {
+      const serviceMetrics = metrics?.forService('sensor');
       const app = buildSensorApp({
         logger: named('sensor'),
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
         jsonMaxDepth: config.JSON_MAX_DEPTH,
         auth,
-        detection: detectionClient,
+        detection: serviceMetrics ? serviceMetrics.instrument(detectionClient) : detectionClient,
         anthropicBaseUrl: config.ANTHROPIC_BASE_URL,
         streamWindowChars: config.STREAM_SCAN_WINDOW_CHARS,
         upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -287,11 +328,20 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         probes,
         health,
         limits,
+        metrics: serviceMetrics,
+        ...(metricsOn === 'sensor' && { metricsEndpoint }),
       });
       running.sensorUrl = await listen(app, config.HOST, config.SENSOR_PORT);
       running.sensorApp = app;
+      if (metricsOn === 'sensor') running.metricsUrl = `${running.sensorUrl}/metrics`;
       closers.push({ name: 'sensor', close: () => app.close() });
       logger.info({ url: running.sensorUrl }, 'sensor listening');
+    }
+    if (metricsOn === 'own' && metricsEndpoint) {
+      const server = await startMetricsServer(metricsEndpoint, config.HOST, config.METRICS_PORT as number);
+      closers.push({ name: 'metrics', close: () => server.close() });
+      running.metricsUrl = server.url;
+      logger.info({ url: server.url }, 'metrics listening');
     }
     return running;
   } catch (err) {

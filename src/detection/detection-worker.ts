@@ -9,8 +9,15 @@ import type { DetectionLogger, StartedDetectionServer } from './server';
 const DETECTION_THREAD_YOUNG_GENERATION_MB = 12;
 
 /** Messages between the main thread and the detection worker. */
-type ToWorker = { type: 'close'; graceMs: number } | { type: 'drain' };
-type FromWorker = { type: 'listening'; port: number } | { type: 'failed'; message: string } | { type: 'closed' };
+type ToWorker = { type: 'close'; graceMs: number } | { type: 'drain' } | { type: 'metrics'; id: number };
+type FromWorker =
+  | { type: 'listening'; port: number }
+  | { type: 'failed'; message: string }
+  | { type: 'closed' }
+  | { type: 'metrics'; id: number; text: string };
+
+/** Longest the main thread waits for the worker's metrics text (a scrape leaves them out past it). */
+const METRICS_TIMEOUT_MS = 2000;
 
 export interface DetectionWorkerData {
   role: 'detection-worker';
@@ -30,7 +37,7 @@ export async function startDetectionWorker(o: {
   config: import('../shared/config').Config;
   logger: DetectionLogger;
   socketPath?: string;
-}): Promise<{ port: number; drain(): void; close(graceMs?: number): Promise<void> }> {
+}): Promise<{ port: number; drain(): void; close(graceMs?: number): Promise<void>; metrics(): Promise<string> }> {
   const { Worker } = await import('node:worker_threads');
   const data: DetectionWorkerData = { role: 'detection-worker', config: o.config, ...(o.socketPath !== undefined && { socketPath: o.socketPath }) };
   const worker = new Worker(`require(${JSON.stringify(__filename)}).runDetectionWorker()`, {
@@ -54,6 +61,14 @@ export async function startDetectionWorker(o: {
   worker.removeAllListeners('error');
   worker.removeAllListeners('exit');
   worker.on('error', (err) => o.logger.error({ err }, 'detection worker failed'));
+  // Scrapes: the worker's registry text, by request id (a scrape that gets no answer in time leaves it out).
+  let nextMetricsId = 0;
+  const metricsWaiters = new Map<number, (text: string) => void>();
+  worker.on('message', (m: FromWorker) => {
+    if (m.type !== 'metrics') return;
+    metricsWaiters.get(m.id)?.(m.text);
+    metricsWaiters.delete(m.id);
+  });
   worker.on('exit', (code) => {
     // Requests then fail closed (503 detection_unavailable) and /health reports detection down.
     if (!closing) o.logger.error({ code }, 'detection worker exited unexpectedly: detection is unavailable');
@@ -61,6 +76,20 @@ export async function startDetectionWorker(o: {
   return {
     port,
     drain: () => worker.postMessage({ type: 'drain' } satisfies ToWorker),
+    metrics: () =>
+      new Promise<string>((resolve, reject) => {
+        if (closing) return reject(new Error('detection worker is closing'));
+        const id = nextMetricsId++;
+        const timer = setTimeout(() => {
+          metricsWaiters.delete(id);
+          reject(new Error('detection worker did not send its metrics in time'));
+        }, METRICS_TIMEOUT_MS);
+        metricsWaiters.set(id, (text) => {
+          clearTimeout(timer);
+          resolve(text);
+        });
+        worker.postMessage({ type: 'metrics', id } satisfies ToWorker);
+      }),
     close: async (graceMs = 5000) => {
       closing = true;
       const closed = new Promise<void>((resolve) => {
@@ -89,13 +118,25 @@ export function runDetectionWorker(): void {
   const { installClassifierBackends } = require('./classifiers/install') as typeof import('./classifiers/install');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { detectionServerOptions, startDetectionServer } = require('./server') as typeof import('./server');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { DetectionMetrics } = require('./metrics') as typeof import('./metrics');
   const logger = createLogger({ level: data.config.LOG_LEVEL }).child({ name: 'detection' });
   const post = (m: FromWorker) => port.postMessage(m);
   const start = async () => {
     const classifiers = await installClassifierBackends(data.config);
+    // The process's metrics (CPU, memory) are the main thread's registry: only detection's own here.
+    const metrics = new DetectionMetrics();
+    metrics.watchClassifierPool(() => classifiers.poolStats());
+    port.on('message', (m: ToWorker) => {
+      if (m.type !== 'metrics') return;
+      void metrics.text().then(
+        (text) => post({ type: 'metrics', id: m.id, text }),
+        () => post({ type: 'metrics', id: m.id, text: '' }),
+      );
+    });
     let server: StartedDetectionServer;
     try {
-      server = await startDetectionServer({ ...detectionServerOptions(data.config, data.socketPath), logger });
+      server = await startDetectionServer({ ...detectionServerOptions(data.config, data.socketPath), logger, metrics });
     } catch (err) {
       await classifiers.close();
       throw err;

@@ -36,6 +36,7 @@ import {
   type ConfigResolver,
 } from './request-mapper';
 import { StreamScanner, type StreamUpdate } from './stream-scanner';
+import type { DetectionMethod, DetectionMetrics } from './metrics';
 
 /**
  * The detection gRPC service: Detect, DetectStream and ListDetectorTypes, plus the standard grpc.health.v1 health
@@ -73,6 +74,8 @@ export interface BuildDetectionServerOptions {
   registry?: DetectorRegistry;
   /** The compiled-configuration cache (config-cache.ts); default DEFAULT_CONFIG_CACHE_ENTRIES / _BYTES. */
   configCache?: ConfigCache;
+  /** Calls, durations and the cache's state (docs/metrics.md); none when absent. */
+  metrics?: DetectionMetrics;
 }
 
 export interface DetectionServer {
@@ -141,21 +144,23 @@ export function buildDetectionServer(options: BuildDetectionServerOptions = {}):
   const engine = createDetectionEngine({ registry });
   const configCache = options.configCache ?? new ConfigCache({ maxEntries: DEFAULT_CONFIG_CACHE_ENTRIES, maxBytes: DEFAULT_CONFIG_CACHE_BYTES });
   const server = new grpc.Server(SERVER_OPTIONS);
+  const metrics = options.metrics;
+  metrics?.watchConfigCache(configCache);
 
   const detect: grpc.handleUnaryCall<Decoded<ProtoDetectRequest>, ProtoDetectResponse> = (call, callback) => {
     const { message, config } = call.request;
     const work = async () => toProtoResponse(await engine.evaluate(fromProtoRequest(message, configResolver(configCache, engine, config))));
-    respond({ method: 'Detect', logger: withRequestId(logger, call.metadata), callback, work });
+    respond({ method: 'Detect', logger: withRequestId(logger, call.metadata), callback, work, metrics });
   };
   const listDetectorTypes: grpc.handleUnaryCall<ProtoListDetectorTypesRequest, ProtoListDetectorTypesResponse> = (
     _call,
     callback,
   ) => {
     const work = async () => ({ detector_types: registry.listDetectorTypes() });
-    respond({ method: 'ListDetectorTypes', logger, callback, work });
+    respond({ method: 'ListDetectorTypes', logger, callback, work, metrics });
   };
   const detectStream: grpc.handleBidiStreamingCall<Decoded<ProtoDetectStreamRequest>, ProtoDetectStreamResponse> = (call) =>
-    serveStream({ call, engine, logger: withRequestId(logger, call.metadata), resolver: (lookup) => configResolver(configCache, engine, lookup) });
+    serveStream({ call, engine, logger: withRequestId(logger, call.metadata), metrics, resolver: (lookup) => configResolver(configCache, engine, lookup) });
   server.addService(serviceDefinition(configCache), {
     Detect: detect,
     DetectStream: detectStream,
@@ -190,16 +195,25 @@ function withRequestId(logger: DetectionLogger, metadata: grpc.Metadata): Detect
 }
 
 interface RespondArgs<Res> {
-  method: string;
+  method: DetectionMethod;
   logger: DetectionLogger;
   callback: grpc.sendUnaryData<Res>;
   work: () => Promise<Res>;
+  metrics?: DetectionMetrics;
 }
 
-function respond<Res>({ method, logger, callback, work }: RespondArgs<Res>): void {
+function respond<Res>({ method, logger, callback, work, metrics }: RespondArgs<Res>): void {
+  const startedAt = metrics ? performance.now() : 0;
   work().then(
-    (response) => callback(null, response),
-    (err: unknown) => callback(toGrpcError(err, method, logger)),
+    (response) => {
+      metrics?.callEnded(method, startedAt, grpc.status.OK);
+      callback(null, response);
+    },
+    (err: unknown) => {
+      const status = toGrpcError(err, method, logger);
+      metrics?.callEnded(method, startedAt, status.code ?? grpc.status.UNKNOWN);
+      callback(status);
+    },
   );
 }
 
@@ -210,6 +224,7 @@ interface ServeStreamArgs {
   engine: DetectionEngine;
   logger: DetectionLogger;
   resolver: (lookup: ConfigLookup) => ConfigResolver | undefined;
+  metrics?: DetectionMetrics;
 }
 
 /**
@@ -219,9 +234,19 @@ interface ServeStreamArgs {
  * (by its scan's update, or the running verdict when no scan ran). The call ends with `done` after `final` or
  * after the client half-closes; any error ends it with a status (INVALID_ARGUMENT for bad requests).
  */
-function serveStream({ call, engine, logger, resolver }: ServeStreamArgs): void {
+function serveStream({ call, engine, logger, resolver, metrics }: ServeStreamArgs): void {
   let scanner: StreamScanner | undefined;
   let over = false;
+  // The call is counted once, when it ends (finished, failed or cancelled).
+  const startedAt = metrics ? performance.now() : 0;
+  let counted = !metrics;
+  const ended = (code: number) => {
+    if (counted) return;
+    counted = true;
+    metrics!.streamClosed();
+    metrics!.callEnded('DetectStream', startedAt, code);
+  };
+  metrics?.streamOpened();
   let chain = Promise.resolve();
   const write = (update: StreamUpdate) =>
     new Promise<void>((resolve) => {
@@ -234,6 +259,7 @@ function serveStream({ call, engine, logger, resolver }: ServeStreamArgs): void 
     over = true;
     await write(await scanner.finish());
     call.end();
+    ended(grpc.status.OK);
   };
   const handle = async ({ message: msg, config }: Decoded<ProtoDetectStreamRequest>) => {
     if (over) return;
@@ -248,7 +274,9 @@ function serveStream({ call, engine, logger, resolver }: ServeStreamArgs): void 
   const fail = (err: unknown) => {
     if (over) return;
     over = true;
-    call.emit('error', toGrpcError(err, 'DetectStream', logger));
+    const status = toGrpcError(err, 'DetectStream', logger);
+    ended(status.code ?? grpc.status.UNKNOWN);
+    call.emit('error', status);
   };
   const enqueue = (step: () => Promise<void>) => {
     chain = chain.then(step).catch(fail);
@@ -263,9 +291,11 @@ function serveStream({ call, engine, logger, resolver }: ServeStreamArgs): void 
   call.on('end', () => void enqueue(finish));
   call.on('cancelled', () => {
     over = true;
+    ended(grpc.status.CANCELLED);
   });
   call.on('error', () => {
     over = true;
+    ended(grpc.status.UNKNOWN);
   });
 }
 

@@ -11,6 +11,8 @@ import { createHttpApp } from '../shared/http/create-app';
 import { registerHealthRoute, type HealthOptions, type HealthProbe } from '../shared/http/health';
 import { errorEnvelopeSchema, installOpenApi } from '../shared/http/openapi';
 import type { Logger } from '../shared/logger';
+import type { HttpMetrics } from '../shared/metrics/process-metrics';
+import { registerMetricsRoute, type MetricsEndpoint } from '../shared/metrics/metrics-endpoint';
 import { graphqlPlugin } from './graphql/graphql.plugin';
 import type { LimitsService } from './limits/limits.service';
 import { registerChatCompletionsRoutes } from './routes/chat-completions.routes';
@@ -40,6 +42,10 @@ export interface GatewayDeps {
   health?: Pick<HealthOptions, 'degradable' | 'info' | 'readiness'>;
   /** Rate limits (docs/limits.md); none when absent. */
   limits?: LimitsService;
+  /** Request, detection and upstream metrics of this service (docs/metrics.md). */
+  metrics?: HttpMetrics;
+  /** Serves GET /metrics on this app (the process's scrape) when given. */
+  metricsEndpoint?: MetricsEndpoint;
 }
 
 /** The gateway's OpenAPI document: GET /openapi.json, GET /docs (docs/api.md). */
@@ -64,10 +70,11 @@ export const GATEWAY_OPENAPI = {
 
 /** The gateway ({base_url}): traffic and management routes. Returned unstarted; the caller listens. */
 export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
-  const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, jsonMaxDepth: deps.jsonMaxDepth, envelope: 'standard' });
+  const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, jsonMaxDepth: deps.jsonMaxDepth, metrics: deps.metrics, envelope: 'standard' });
   // First: the document learns the routes declared after it (each documents itself: shared/http/openapi.ts).
   installOpenApi(app, GATEWAY_OPENAPI);
   registerHealthRoute(app, { service: 'gateway', probes: deps.probes, ...deps.health });
+  if (deps.metricsEndpoint) registerMetricsRoute(app, deps.metricsEndpoint);
   registerDetectRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit, limits: deps.limits });
   registerChatCompletionsRoutes(app, {
     auth: deps.auth,
@@ -78,6 +85,7 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
     upstreamTimeoutMs: deps.upstream.timeoutMs,
     streamWindowChars: deps.upstream.streamWindowChars,
     limits: deps.limits,
+    metrics: deps.metrics,
   });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, limits: deps.limits });
   registerOrganizationRoutes(app, { adminApiKey: deps.adminApiKey, auth: deps.auth, organizations: deps.organizations, limits: deps.limits });

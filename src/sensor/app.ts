@@ -7,6 +7,8 @@ import { registerHealthRoute, type HealthOptions, type HealthProbe } from '../sh
 import { errorBodySchema, installOpenApi } from '../shared/http/openapi';
 import { z } from 'zod';
 import type { Logger } from '../shared/logger';
+import type { HttpMetrics } from '../shared/metrics/process-metrics';
+import { registerMetricsRoute, type MetricsEndpoint } from '../shared/metrics/metrics-endpoint';
 import type { LimitsService } from '../gateway/limits/limits.service';
 import { registerMessagesRoutes } from './messages.routes';
 
@@ -28,6 +30,10 @@ export interface SensorDeps {
   health?: Pick<HealthOptions, 'degradable' | 'info' | 'readiness'>;
   /** Rate limits (docs/limits.md); none when absent. */
   limits?: LimitsService;
+  /** Request, detection and upstream metrics of this service (docs/metrics.md). */
+  metrics?: HttpMetrics;
+  /** Serves GET /metrics on this app (the process's scrape) when given. */
+  metricsEndpoint?: MetricsEndpoint;
 }
 
 /**
@@ -50,9 +56,10 @@ export const SENSOR_OPENAPI = {
 
 /** The sensor ({sensor_url}): the messages passthrough for coding assistants, and /health. Unstarted. */
 export function buildSensorApp(deps: SensorDeps): FastifyInstance {
-  const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, jsonMaxDepth: deps.jsonMaxDepth, envelope: 'messages' });
+  const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.bodyLimitBytes, jsonMaxDepth: deps.jsonMaxDepth, metrics: deps.metrics, envelope: 'messages' });
   installOpenApi(app, SENSOR_OPENAPI);
   registerHealthRoute(app, { service: 'sensor', probes: deps.probes, ...deps.health });
+  if (deps.metricsEndpoint) registerMetricsRoute(app, deps.metricsEndpoint);
   registerMessagesRoutes(app, {
     auth: deps.auth,
     detection: deps.detection,
@@ -61,6 +68,7 @@ export function buildSensorApp(deps: SensorDeps): FastifyInstance {
     streamWindowChars: deps.streamWindowChars,
     upstreamTimeoutMs: deps.upstreamTimeoutMs,
     limits: deps.limits,
+    metrics: deps.metrics,
   });
   return app;
 }

@@ -18,6 +18,7 @@ import type { LimitsService } from '../gateway/limits/limits.service';
 import { relayGuardedStream } from '../gateway/proxy/guarded-stream';
 import { decodeBody, errorBodyFields, MAX_ERROR_BODY, relayedBodyFields, MAX_UPSTREAM_BODY, readBounded, scansOutput, scanStage, setOutputRiskHeaders } from '../gateway/proxy/output-scan';
 import type { TextField } from '../shared/explain/field-layout';
+import type { HttpMetrics } from '../shared/metrics/process-metrics';
 
 /** Never forwarded upstream: hop-by-hop headers and ours. */
 const STRIPPED_REQUEST = new Set([...HOP_BY_HOP, 'x-svc-key', 'x-request-id']);
@@ -32,6 +33,8 @@ export interface MessagesRouteDeps {
   /** UPSTREAM_TIMEOUT_MS: wait for the upstream's headers, and between its body bytes. */
   upstreamTimeoutMs?: number;
   limits?: LimitsService;
+  /** Upstream latency and error statuses (docs/metrics.md). */
+  metrics?: HttpMetrics;
 }
 
 /** Request headers for the upstream: every end-to-end header byte for byte, minus X-Svc-Key and hop-by-hop ones. */
@@ -116,6 +119,7 @@ async function forward(f: { deps: MessagesRouteDeps; request: FastifyRequest; re
   const { deps, request, reply, input, abort } = f;
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   let upstream;
+  const upstreamStarted = performance.now();
   try {
     upstream = await upstreamRequest(`${deps.upstreamBaseUrl}/v1/messages${query}`, {
       method: 'POST',
@@ -129,6 +133,7 @@ async function forward(f: { deps: MessagesRouteDeps; request: FastifyRequest; re
     request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'upstream unreachable');
     throw upstreamTransportError(err);
   }
+  deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
   const policy = authOf(request).policy.detection;
   if (!scansOutput(policy)) return relay(reply, upstream, upstream.body);
   const scan = { deps, request, reply, upstream, input };

@@ -41,6 +41,24 @@ const httpUrl = (name: string) =>
 
 const empty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
+/** A metrics listener's port: a number (0 = any free port), `off`, or (when allowed) empty for "no own port". */
+const metricsPort = (name: string, fallback: '' | '9464') =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => v === '' || v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), `${name} must be a port number (0 to 65535), off, or empty`)
+    .default(fallback)
+    .transform((v): number | 'off' | undefined => (v === '' ? undefined : v === 'off' ? 'off' : Number(v)));
+
+const flag = (name: string, fallback: boolean) =>
+  z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+      z.enum(['', 'true', '1', 'false', '0'], { error: `${name} must be true or false` }).default(fallback ? 'true' : 'false'),
+    )
+    .transform((v) => (v === '' ? fallback : v === 'true' || v === '1'));
+
 /** Longest Unix domain socket path (sun_path is 108 bytes on Linux, with its terminating NUL). */
 export const MAX_SOCKET_PATH_BYTES = 107;
 
@@ -69,6 +87,15 @@ export const configSchema = z.object({
     .refine((v) => v === '' || v === 'off' || v.startsWith('/'), 'DETECTION_SOCKET must be an absolute path, off, or empty')
     .refine((v) => Buffer.byteLength(v) <= MAX_SOCKET_PATH_BYTES, `DETECTION_SOCKET must be at most ${MAX_SOCKET_PATH_BYTES} bytes (the Unix socket path limit)`)
     .default(''),
+  // Metrics (docs/metrics.md). METRICS_PORT: empty = GET /metrics on the gateway port (the sensor's when
+  // the sensor runs alone), a port number = its own listener on HOST (0 = any free port), off = none.
+  METRICS_PORT: metricsPort('METRICS_PORT', ''),
+  /** When set, every metrics endpoint requires `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). */
+  METRICS_TOKEN: z.preprocess(empty, z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional()),
+  /** Adds per-tenant series (organization and project ids) to the scrape; off by default. */
+  METRICS_TENANT_LABELS: flag('METRICS_TENANT_LABELS', false),
+  /** `detection` alone: the port of its own /metrics listener (on HOST); off = none. */
+  DETECTION_METRICS_PORT: z.preprocess(empty, metricsPort('DETECTION_METRICS_PORT', '9464')),
   /** Compiled detector configurations the detection service keeps (by a hash of their bytes); 0 = none. */
   DETECTION_CONFIG_CACHE_ENTRIES: nonNegativeInt('DETECTION_CONFIG_CACHE_ENTRIES', 256, 100_000),
   DATABASE_URL: z.preprocess(

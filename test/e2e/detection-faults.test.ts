@@ -53,7 +53,7 @@ describe('detection killed mid-traffic, then restarted', () => {
   let auth: Record<string, string>;
 
   const startDetection = async () => {
-    detection = run(['detection'], { DETECTION_ADDRESS: `127.0.0.1:${port}`, DATA_DIR: 'memory://detection' });
+    detection = run(['detection'], { DETECTION_ADDRESS: `127.0.0.1:${port}`, DATA_DIR: 'memory://detection', DETECTION_METRICS_PORT: '0' });
     await waitFor(() => detection!.stdout().match(/Ready: detection/), 'detection readiness', 60000);
   };
   const killDetection = async () => {

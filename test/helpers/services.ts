@@ -75,6 +75,8 @@ export async function startTestServices(
     PORT: '0',
     SENSOR_PORT: '0',
     DETECTION_ADDRESS: '127.0.0.1:0',
+    // Detection alone serves its metrics on a port of its own (9464 by default): any free one in tests.
+    DETECTION_METRICS_PORT: '0',
     DATA_DIR: db.dataDir,
     DATABASE_URL: db.databaseUrl,
     BOOTSTRAP_API_KEY: apiKey,

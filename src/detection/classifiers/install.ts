@@ -3,7 +3,7 @@ import { buildClassifierBackends } from './backends/backend-factory';
 import { parseClassifierBackendsConfig } from './backends/classifier-config';
 import type { ClassifierBackend } from './backend';
 import { createBuiltinBackend } from './builtin/builtin-backend';
-import { createPooledBuiltinBackend, type PooledClassifierBackend } from './builtin/builtin-pool';
+import { createPooledBuiltinBackend, type ClassifierPoolStats, type PooledClassifierBackend } from './builtin/builtin-pool';
 import { configureClassifierRouter } from './classifier-detector';
 import { ClassifierRouter } from './router';
 
@@ -13,7 +13,13 @@ import { ClassifierRouter } from './router';
  * at start-up (ConfigError naming the variable), never on a request; an onnx model is loaded before
  * this resolves.
  */
-export async function installClassifierBackends(config: Config): Promise<{ close(): Promise<void> }> {
+export interface InstalledClassifiers {
+  close(): Promise<void>;
+  /** The builtin classifier's worker pool, when it has one (CLASSIFIER_WORKERS > 0) and it was used. */
+  poolStats(): ClassifierPoolStats | undefined;
+}
+
+export async function installClassifierBackends(config: Config): Promise<InstalledClassifiers> {
   let pooled: PooledClassifierBackend | undefined;
   const builtin = (): ClassifierBackend => {
     if (config.CLASSIFIER_WORKERS === 0) return createBuiltinBackend();
@@ -37,6 +43,7 @@ export async function installClassifierBackends(config: Config): Promise<{ close
   const byType = Object.fromEntries([...built.byType].map(([type, backend]) => [type, backend.name]));
   configureClassifierRouter(new ClassifierRouter({ backends: instances, routing: { byType } }));
   return {
+    poolStats: () => pooled?.stats(),
     async close() {
       configureClassifierRouter(undefined);
       await built.close();

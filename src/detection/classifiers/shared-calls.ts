@@ -34,6 +34,25 @@ interface Entry {
   settled: boolean;
 }
 
+/** Windows asked for and windows newly scored (the rest shared a call in flight or a recent score), by backend. */
+export interface ClassifierWindowCount {
+  windows: number;
+  scored: number;
+}
+
+/** This thread's window counts since start, by backend name (read by the detection metrics at scrape time). */
+export const classifierWindowCounts = new Map<string, ClassifierWindowCount>();
+
+function countWindows(backend: string, windows: number, scored: number): void {
+  let count = classifierWindowCounts.get(backend);
+  if (count === undefined) {
+    count = { windows: 0, scored: 0 };
+    classifierWindowCounts.set(backend, count);
+  }
+  count.windows += windows;
+  count.scored += scored;
+}
+
 export class SharedClassifyCalls {
   private readonly entries = new Map<string, Entry>();
   private readonly maxEntries: number;
@@ -64,6 +83,7 @@ export class SharedClassifyCalls {
       fresh.set(key, { text, entry });
       return entry;
     });
+    countWindows(backend.name, texts.length, fresh.size);
     if (fresh.size > 0) {
       // One batch for the backend when it takes batches (windows not already scored or in flight).
       const list = [...fresh];

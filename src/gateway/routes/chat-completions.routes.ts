@@ -12,6 +12,7 @@ import { noteUnscannedContent } from '../../shared/http/unscanned-content';
 import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../../shared/http/openapi';
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
+import type { HttpMetrics } from '../../shared/metrics/process-metrics';
 import { blockedStreamTail, chatStreamTexts, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.schema';
 import { relayGuardedStream } from '../proxy/guarded-stream';
 import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scansOutput, scanStage, setOutputRiskHeaders } from '../proxy/output-scan';
@@ -27,6 +28,8 @@ export interface ChatRouteDeps {
   streamWindowChars: number;
   upstreamTimeoutMs?: number;
   limits?: LimitsService;
+  /** Upstream latency and error statuses (docs/metrics.md). */
+  metrics?: HttpMetrics;
 }
 
 /** Request headers passed to the upstream (the caller's Authorization — our key — never is). */
@@ -97,6 +100,7 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
     if (unscannable) throw unscannable;
 
     let upstream: Dispatcher.ResponseData;
+    const upstreamStarted = performance.now();
     try {
       upstream = await upstreamRequest(`${deps.upstreamBaseUrl}/chat/completions`, {
         method: 'POST',
@@ -109,6 +113,7 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
     } catch (err) {
       throw upstreamTransportError(err);
     }
+    deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
     if (upstream.statusCode >= 400) throw await upstreamError({ deps, ctx, request, reply, upstream, input });
     const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
     // Policy limits: counts the streamed output tokens and cuts the stream at max_output_tokens.

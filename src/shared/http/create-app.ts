@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, shuttingDown } from '../errors';
 import type { Logger } from '../logger';
+import type { HttpMetrics } from '../metrics/process-metrics';
 import { requestLogger, serializeReply, serializeRequest } from '../logger';
 import { installErrorHandling, jsonStructureError, sendError, writeClientError, type EnvelopeStyle } from './error-handler';
 import { findJsonStructureProblem } from './json-structure-guard';
@@ -16,6 +17,8 @@ export interface HttpAppOptions {
   envelope: EnvelopeStyle;
   /** Deepest nesting of a JSON body (objects and arrays); deeper → 400 json_too_deep. */
   jsonMaxDepth?: number;
+  /** Request metrics of the service (docs/metrics.md): its hooks are installed before any route. */
+  metrics?: HttpMetrics;
 }
 
 export const DEFAULT_JSON_MAX_DEPTH = 64;
@@ -92,6 +95,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
   // Set when close() starts (preClose runs before the server stops listening): a request that still
   // arrives (pipelined, or on a busy keep-alive connection) is answered 503 shutting_down, connection closed.
+  options.metrics?.install(app);
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;

@@ -124,7 +124,19 @@ export interface PooledClassifierBackend extends ClassifierBackend {
   readonly pool: WorkerPool<string[], ChunkAnswer>;
   /** Windows scored by the calling thread while they waited for a worker (tests and benchmarks count them). */
   readonly helped: number;
+  /** The queue and the pool now (for the detection metrics). */
+  stats(): ClassifierPoolStats;
   close(): Promise<void>;
+}
+
+export interface ClassifierPoolStats {
+  /** Windows waiting in the queue for a worker (or the calling thread). */
+  queuedWindows: number;
+  /** Chunks posted to workers and not answered yet. */
+  busyWorkers: number;
+  workers: number;
+  /** Windows scored by the calling thread while they waited for a worker, since start. */
+  helped: number;
 }
 
 const abortReason = (signal: AbortSignal): Error => (signal.reason instanceof Error ? signal.reason : new Error('classification aborted'));
@@ -219,6 +231,7 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
     get helped() {
       return helped;
     },
+    stats: () => ({ queuedWindows: waiting.length, busyWorkers: posted, workers: pool.size, helped }),
     classify: (text, signal) => inline.classify(text, signal),
     classifyMany(texts, signals) {
       if (texts.length < minWindows) return texts.map((t, i) => inline.classify(t, signals[i] as AbortSignal));
