@@ -15,6 +15,7 @@ import { graphqlPlugin } from './graphql/graphql.plugin';
 import type { LimitsService } from './limits/limits.service';
 import { registerChatCompletionsRoutes } from './routes/chat-completions.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
+import { registerModelsRoutes } from './routes/models.routes';
 import { registerManagementRoutes } from './routes/management.routes';
 import { registerOrganizationRoutes } from './routes/organizations.routes';
 
@@ -77,6 +78,14 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
     upstreamApiKey: deps.upstream.apiKey,
     upstreamTimeoutMs: deps.upstream.timeoutMs,
     streamWindowChars: deps.upstream.streamWindowChars,
+    limits: deps.limits,
+  });
+  registerModelsRoutes(app, {
+    auth: deps.auth,
+    audit: deps.audit,
+    upstreamBaseUrl: deps.upstream.baseUrl,
+    upstreamApiKey: deps.upstream.apiKey,
+    upstreamTimeoutMs: deps.upstream.timeoutMs,
     limits: deps.limits,
   });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, limits: deps.limits });
