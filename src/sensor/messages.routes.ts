@@ -179,12 +179,17 @@ const upstreamQuery = (request: FastifyRequest) => (request.url.includes('?') ? 
 
 /** A GET passed through (headers as for /v1/messages, the query string as sent); the answer relayed unchanged. */
 async function relayGet(deps: MessagesRouteDeps, request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> {
-  const abort = abortOnClientClose(request, reply);
-  let upstream;
+  const upstream = await callUpstream(deps, request, abortOnClientClose(request, reply), 'GET', path);
+  return relay(reply, upstream, upstream.body);
+}
+
+/** The upstream request: `path` plus the query string as sent, every end-to-end header but X-Svc-Key; a transport failure → 502 / 504. */
+async function callUpstream(deps: MessagesRouteDeps, request: FastifyRequest, abort: AbortController, method: 'GET' | 'POST', path: string, body?: Buffer): Promise<Dispatcher.ResponseData> {
   try {
-    upstream = await upstreamRequest(`${deps.upstreamBaseUrl}${path}${upstreamQuery(request)}`, {
-      method: 'GET',
+    return await upstreamRequest(`${deps.upstreamBaseUrl}${path}${upstreamQuery(request)}`, {
+      method,
       headers: upstreamHeaders(request.headers),
+      body,
       signal: abort.signal,
       headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
       bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
@@ -193,7 +198,6 @@ async function relayGet(deps: MessagesRouteDeps, request: FastifyRequest, reply:
     request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'upstream unreachable');
     throw upstreamTransportError(err);
   }
-  return relay(reply, upstream, upstream.body);
 }
 
 /** The sensor's policy denial: 403 permission_error (content_blocked for the request, output_blocked for the answer). */
@@ -219,20 +223,7 @@ interface ForwardArgs {
 
 async function forward(f: ForwardArgs): Promise<FastifyReply> {
   const { deps, request, reply, input, abort } = f;
-  let upstream;
-  try {
-    upstream = await upstreamRequest(`${deps.upstreamBaseUrl}${f.path}${upstreamQuery(request)}`, {
-      method: 'POST',
-      headers: upstreamHeaders(request.headers),
-      body: request.rawBody ?? Buffer.alloc(0),
-      signal: abort.signal,
-      headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
-      bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
-    });
-  } catch (err) {
-    request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'upstream unreachable');
-    throw upstreamTransportError(err);
-  }
+  const upstream = await callUpstream(deps, request, abort, 'POST', f.path, request.rawBody ?? Buffer.alloc(0));
   const policy = authOf(request).policy.detection;
   if (!scansOutput(policy)) return relay(reply, upstream, upstream.body);
   const scan = { deps, request, reply, upstream, input };
