@@ -17,6 +17,7 @@ import { graphqlPlugin } from './graphql/graphql.plugin';
 import type { LimitsService } from './limits/limits.service';
 import { registerChatCompletionsRoutes } from './routes/chat-completions.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
+import { registerModelsRoutes } from './routes/models.routes';
 import { registerManagementRoutes } from './routes/management.routes';
 import { registerOrganizationRoutes } from './routes/organizations.routes';
 
@@ -86,6 +87,15 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
     streamWindowChars: deps.upstream.streamWindowChars,
     limits: deps.limits,
     metrics: deps.metrics,
+  });
+  registerModelsRoutes(app, {
+    auth: deps.auth,
+    audit: deps.audit,
+    metrics: deps.metrics,
+    upstreamBaseUrl: deps.upstream.baseUrl,
+    upstreamApiKey: deps.upstream.apiKey,
+    upstreamTimeoutMs: deps.upstream.timeoutMs,
+    limits: deps.limits,
   });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, limits: deps.limits });
   registerOrganizationRoutes(app, { adminApiKey: deps.adminApiKey, auth: deps.auth, organizations: deps.organizations, limits: deps.limits });

@@ -11,9 +11,9 @@ import { z } from 'zod';
 import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
 import { noteUnscannedContent } from '../shared/http/unscanned-content';
 import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP, upstreamTransportError } from '../shared/http/upstream';
-import { readMessagesRequest } from './messages.schema';
+import { readMessagesRequest, type MessagesRequestSummary } from './messages.schema';
 import { messagesResponseFields, messagesStreamTexts } from './messages-response';
-import { meterStream, svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
+import { meterStream, requestOnlyLimitHooks, svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
 import type { LimitsService } from '../gateway/limits/limits.service';
 import { relayGuardedStream } from '../gateway/proxy/guarded-stream';
 import { decodeBody, errorBodyFields, MAX_ERROR_BODY, relayedBodyFields, MAX_UPSTREAM_BODY, readBounded, scansOutput, scanStage, setOutputRiskHeaders } from '../gateway/proxy/output-scan';
@@ -88,22 +88,122 @@ const messagesDoc = documented({
   errors: PROXY_ERRORS,
 });
 
+const countTokensDoc = documented({
+  tags: ['proxy'],
+  summary: 'Token count of a messages request, passed through after the input scan',
+  description:
+    'The body (a messages request: messages, system, tools) is scanned with the input policy exactly as for POST /v1/messages, then forwarded byte for byte with the same header rules. ' +
+    'A denied request is a 403 permission_error (code content_blocked) and nothing is forwarded. The answer ({input_tokens}) is relayed unchanged. Counted as one request for rate limits (no tokens, no cost).',
+  security: ['svcKey'],
+  body: messagesRequestDocSchema,
+  responses: { 200: { description: "The upstream's answer, unchanged: {input_tokens: N}", schema: z.looseObject({ input_tokens: z.number().int() }) } },
+  errors: PROXY_ERRORS,
+});
+
+/** One model as the messages API describes it (the upstream may add fields; they are relayed). */
+const modelInfoDocSchema = z.looseObject({ id: z.string(), type: z.literal('model'), display_name: z.string(), created_at: z.string() });
+const MODELS_DESCRIPTION =
+  'Passed through with the same header rules as POST /v1/messages (the client\'s own provider credentials untouched, X-Svc-Key stripped), the query string (limit, before_id, after_id) as sent. ' +
+  'No content either way, nothing scanned; the answer or the upstream error is relayed unchanged. Counted as one request for rate limits and audited.';
+
+const modelsListDoc = documented({
+  tags: ['proxy'],
+  summary: "List the upstream provider's models",
+  description: MODELS_DESCRIPTION,
+  security: ['svcKey'],
+  query: z.looseObject({ limit: z.string().optional(), before_id: z.string().optional(), after_id: z.string().optional() }),
+  responses: { 200: { description: "The upstream's page, unchanged", schema: z.looseObject({ data: z.array(modelInfoDocSchema), has_more: z.boolean() }) } },
+  errors: [400, 401, 403, 404, 429, 500, 502, 503, 504],
+});
+
+const modelRetrieveDoc = documented({
+  tags: ['proxy'],
+  summary: 'One model of the upstream provider',
+  description: MODELS_DESCRIPTION,
+  security: ['svcKey'],
+  params: z.strictObject({ model_id: z.string().meta({ description: 'The model id or alias' }) }),
+  responses: { 200: { description: "The upstream's model object, unchanged", schema: modelInfoDocSchema } },
+  errors: [400, 401, 403, 404, 429, 500, 502, 503, 504],
+});
+
 export function registerMessagesRoutes(app: FastifyInstance, deps: MessagesRouteDeps): void {
   const limited = trafficLimitHooks(deps.limits, { wire: 'messages', authenticate: authenticateSensor(deps), credential: svcKeyCredential });
   const hooks = { ...limited, ...auditHooks(deps.audit) };
   app.post('/v1/messages', { ...messagesDoc, ...hooks }, async (request, reply) => {
-    const ctx = authOf(request);
     const summary = readMessagesRequest(request.body);
     request.audit = { model: summary.model, countTexts: summary.texts, findings: [], blocked: false };
-    // The request's first detection call: refused (503 detection_overloaded) when detection is at capacity.
-    const abort = abortOnClientClose(request, reply);
-    const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: summary.fields, signal: abort.signal });
-    setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
-    const unscannable = noteUnscannedContent(request, reply, summary.unscanned, ctx.policy, 'permission_error');
-    if (input.blocked) throw denial('input', input);
-    if (unscannable) throw unscannable;
-    return forward({ deps, request, reply, input, abort });
+    const { input, abort } = await scanInput(deps, request, reply, summary);
+    return forward({ deps, request, reply, input, abort, path: '/v1/messages', scanAnswer: true });
   });
+  // count_tokens sends the whole conversation to the provider: the same input scan as /v1/messages (a
+  // block there blocks here, or it would be the way around the policy). Its answer ({input_tokens}) is
+  // not scanned; an error body is, as for /v1/messages. A request for the limits: no tokens, no cost.
+  const counted = { ...requestOnlyLimitHooks(deps.limits, { authenticate: authenticateSensor(deps), credential: svcKeyCredential }), ...auditHooks(deps.audit) };
+  app.post('/v1/messages/count_tokens', { ...countTokensDoc, ...counted }, async (request, reply) => {
+    const summary = readMessagesRequest(request.body);
+    request.audit = { model: summary.model, findings: [], blocked: false };
+    const { input, abort } = await scanInput(deps, request, reply, summary);
+    return forward({ deps, request, reply, input, abort, path: '/v1/messages/count_tokens', scanAnswer: false });
+  });
+  // The model listing: no content either way, relayed as it comes (the client's own credentials, as for /v1/messages).
+  app.get('/v1/models', { ...modelsListDoc, ...counted }, async (request, reply) => {
+    request.audit = { findings: [], blocked: false };
+    return relayGet(deps, request, reply, '/v1/models');
+  });
+  app.get('/v1/models/:model_id', { ...modelRetrieveDoc, ...counted }, async (request, reply) => {
+    const { model_id: id } = request.params as { model_id: string };
+    request.audit = { model: id, findings: [], blocked: false };
+    return relayGet(deps, request, reply, `/v1/models/${encodeURIComponent(id)}`);
+  });
+}
+
+/**
+ * Steps 3 and 5 of the spec's order: the request's texts scanned with the input policy (the request's
+ * first detection call: refused with 503 detection_overloaded when detection is at capacity); a block,
+ * or content the policy refuses to pass unscanned, denies the request before anything is forwarded.
+ */
+async function scanInput(
+  deps: MessagesRouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  summary: MessagesRequestSummary,
+): Promise<{ input: DetectResult; abort: AbortController }> {
+  const ctx = authOf(request);
+  const abort = abortOnClientClose(request, reply);
+  const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: summary.fields, signal: abort.signal });
+  setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
+  const unscannable = noteUnscannedContent(request, reply, summary.unscanned, ctx.policy, 'permission_error');
+  if (input.blocked) throw denial('input', input);
+  if (unscannable) throw unscannable;
+  return { input, abort };
+}
+
+const upstreamQuery = (request: FastifyRequest) => (request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '');
+
+/** A GET passed through (headers as for /v1/messages, the query string as sent); the answer relayed unchanged. */
+async function relayGet(deps: MessagesRouteDeps, request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> {
+  const upstream = await callUpstream(deps, request, abortOnClientClose(request, reply), 'GET', path);
+  return relay(reply, upstream, upstream.body);
+}
+
+/** The upstream request: `path` plus the query string as sent, every end-to-end header but X-Svc-Key; a transport failure → 502 / 504. */
+async function callUpstream(deps: MessagesRouteDeps, request: FastifyRequest, abort: AbortController, method: 'GET' | 'POST', path: string, body?: Buffer): Promise<Dispatcher.ResponseData> {
+  const upstreamStarted = performance.now();
+  try {
+    const upstream = await upstreamRequest(`${deps.upstreamBaseUrl}${path}${upstreamQuery(request)}`, {
+      method,
+      headers: upstreamHeaders(request.headers),
+      body,
+      signal: abort.signal,
+      headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
+      bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
+    });
+    deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
+    return upstream;
+  } catch (err) {
+    request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'upstream unreachable');
+    throw upstreamTransportError(err);
+  }
 }
 
 /** The sensor's policy denial: 403 permission_error (content_blocked for the request, output_blocked for the answer). */
@@ -115,29 +215,26 @@ function denial(stage: 'input' | 'output', verdict: { categories: readonly Detec
     : new AppError('permission_error', `Response blocked by the security policy: ${reason}`, { code: 'output_blocked' });
 }
 
-async function forward(f: { deps: MessagesRouteDeps; request: FastifyRequest; reply: FastifyReply; input: DetectResult; abort: AbortController }): Promise<FastifyReply> {
+interface ForwardArgs {
+  deps: MessagesRouteDeps;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  input: DetectResult;
+  abort: AbortController;
+  /** The upstream path (/v1/messages, /v1/messages/count_tokens). */
+  path: string;
+  /** Whether a successful answer is scanned with the output policy (error bodies always are, when it scans output). */
+  scanAnswer: boolean;
+}
+
+async function forward(f: ForwardArgs): Promise<FastifyReply> {
   const { deps, request, reply, input, abort } = f;
-  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-  let upstream;
-  const upstreamStarted = performance.now();
-  try {
-    upstream = await upstreamRequest(`${deps.upstreamBaseUrl}/v1/messages${query}`, {
-      method: 'POST',
-      headers: upstreamHeaders(request.headers),
-      body: request.rawBody ?? Buffer.alloc(0),
-      signal: abort.signal,
-      headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
-      bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
-    });
-  } catch (err) {
-    request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'upstream unreachable');
-    throw upstreamTransportError(err);
-  }
-  deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
+  const upstream = await callUpstream(deps, request, abort, 'POST', f.path, request.rawBody ?? Buffer.alloc(0));
   const policy = authOf(request).policy.detection;
   if (!scansOutput(policy)) return relay(reply, upstream, upstream.body);
   const scan = { deps, request, reply, upstream, input };
   if (upstream.statusCode >= 400) return relayScanned(scan, MAX_ERROR_BODY, errorBodyFields);
+  if (!f.scanAnswer) return relay(reply, upstream, upstream.body);
   if (!String(upstream.headers['content-type'] ?? '').includes('text/event-stream')) return relayScanned(scan, MAX_UPSTREAM_BODY, bodyFields);
   // Policy limits: a hijacked reply skips onSend, so the stream is metered (and cut) here.
   upstream.body = meterStream(request, upstream.body, upstream.headers);

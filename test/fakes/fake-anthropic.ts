@@ -81,6 +81,32 @@ const MESSAGE = {
   usage: { input_tokens: 12, output_tokens: 7 },
 };
 
+/** What GET /v1/models lists, as the real API describes a model. */
+export const FAKE_ANTHROPIC_MODELS = [
+  { type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
+  { type: 'model', id: 'claude-opus-4-1-20250805', display_name: 'Claude Opus 4.1', created_at: '2025-08-05T00:00:00Z' },
+] as const;
+
+/** The fake's count_tokens answer for a body: one token per four bytes of it (deterministic, so tests can check it). */
+export const fakeTokenCount = (body: Buffer): number => Math.max(1, Math.round(body.length / 4));
+
+/** GET /v1/models (a page: data, has_more, first_id, last_id), GET /v1/models/{id} (a model, or 404 not_found_error). */
+function answerModels(url: string, res: ServerResponse): void {
+  const path = url.split('?')[0]!;
+  const json = (status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_fake_models_${status}` });
+    res.end(JSON.stringify(body));
+  };
+  if (path === '/v1/models') {
+    const data = FAKE_ANTHROPIC_MODELS;
+    return json(200, { data, has_more: false, first_id: data[0].id, last_id: data[data.length - 1]!.id });
+  }
+  const id = decodeURIComponent(path.slice('/v1/models/'.length));
+  const model = FAKE_ANTHROPIC_MODELS.find((m) => m.id === id);
+  if (!model) return json(404, { type: 'error', error: { type: 'not_found_error', message: `model: ${id}` } });
+  json(200, model);
+}
+
 /** One SSE event as the real API frames it. */
 export function sse(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -144,6 +170,12 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       if (fake.mode === 'unauthorized') {
         res.writeHead(401, { 'content-type': 'application/json', 'request-id': 'req_fake_401' });
         res.end(JSON.stringify(UNAUTHORIZED_BODY));
+        return;
+      }
+      if (req.method === 'GET' && /^\/v1\/models(\/|\?|$)/.test(req.url ?? '')) return answerModels(req.url ?? '', res);
+      if ((req.url ?? '').split('?')[0] === '/v1/messages/count_tokens') {
+        res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake_count' });
+        res.end(JSON.stringify({ input_tokens: fakeTokenCount(body) }));
         return;
       }
       const parsed = JSON.parse(body.toString('utf8')) as { stream?: boolean };

@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
  */
 export interface FakeOpenAI {
   url: string;
-  received: Array<{ headers: IncomingHttpHeaders; body: Buffer }>;
+  received: Array<{ method?: string; url?: string; headers: IncomingHttpHeaders; body: Buffer }>;
+  /** What GET /v1/models lists (and GET /v1/models/{id} finds; any other id is a 404 model_not_found). */
+  models: Array<{ id: string; object: 'model'; created: number; owned_by: string }>;
   /** The assistant's answer, as stream pieces (joined for JSON answers). */
   pieces: string[];
   /** Answer with this status and an OpenAI error body instead. */
@@ -34,19 +36,43 @@ export interface FakeOpenAI {
 
 const ID = 'chatcmpl-fake123';
 
+export const FAKE_MODELS: FakeOpenAI['models'] = [
+  { id: 'gpt-4o-mini', object: 'model', created: 1_721_172_741, owned_by: 'system' },
+  { id: 'gpt-4o', object: 'model', created: 1_715_367_049, owned_by: 'system' },
+  { id: 'meta-llama/Llama-3.1-8B-Instruct', object: 'model', created: 1_763_800_000, owned_by: 'vllm' },
+];
+
+/** GET /v1/models and /v1/models/{id} in the real wire format (a list object, a model object, a 404 error). */
+function answerModels(fake: FakeOpenAI, url: string, res: ServerResponse): void {
+  const path = url.split('?')[0]!;
+  if (path === '/v1/models') {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_fake_models' });
+    return void res.end(JSON.stringify({ object: 'list', data: fake.models }));
+  }
+  const id = decodeURIComponent(path.slice('/v1/models/'.length));
+  const model = fake.models.find((m) => m.id === id);
+  if (!model) {
+    res.writeHead(404, { 'content-type': 'application/json', 'x-request-id': 'req_fake_404' });
+    return void res.end(JSON.stringify({ error: { message: `The model '${id}' does not exist`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' } }));
+  }
+  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_fake_model' });
+  res.end(JSON.stringify(model));
+}
+
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
-  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, errorBody: null, chunkDelayMs: 1, jsonDelayMs: 0, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '' } as unknown as FakeOpenAI;
+  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, errorBody: null, chunkDelayMs: 1, jsonDelayMs: 0, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '', models: [...FAKE_MODELS] } as unknown as FakeOpenAI;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      fake.received.push({ headers: req.headers, body });
+      fake.received.push({ method: req.method, url: req.url, headers: req.headers, body });
       if (fake.errorStatus) {
         res.writeHead(fake.errorStatus, { 'content-type': 'application/json' });
         res.end(JSON.stringify(fake.errorBody ?? { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
         return;
       }
+      if (req.method === 'GET' && /^\/v1\/models(\/|\?|$)/.test(req.url ?? '')) return answerModels(fake, req.url ?? '', res);
       const parsed = JSON.parse(body.toString('utf8')) as { model: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
       const created = 1_763_800_000;
       if (!parsed.stream) {

@@ -177,3 +177,35 @@ export function trafficLimitHooks(limits: LimitsService | undefined, o: { wire: 
   if (o.wire !== 'detect') hooks.onSend = meterOutput;
   return hooks;
 }
+
+/**
+ * preHandler of a traffic route that sends the model no input to answer (model listings, the sensor's
+ * count_tokens): with the policy's `rate_limits` on, one request from the key's platform limit and the
+ * project's requests_per_minute (one store call); no tokens, no cost, no input-size checks.
+ */
+function countRequest(limits: LimitsService): preHandlerAsyncHookHandler {
+  return async (request, reply) => {
+    const ctx = request.auth;
+    const rl = ctx?.policy.rateLimits;
+    const key = request.limits?.key;
+    if (!ctx || !rl?.rate_limits_enabled || !key) return;
+    // inputTokens null: the token budget and the spend are only read, never charged.
+    const admission = await limits.admitRequest({ projectId: ctx.projectId, key, limits: rl, model: null, inputTokens: null });
+    setRequestLimitHeaders(reply, stricter(admission.platform.view, admission.requests)!);
+    setTokenLimitHeaders(reply, admission.tokens);
+    if (admission.error) throw admission.error;
+  };
+}
+
+/**
+ * The limit hooks of a traffic route that counts as a request but spends no tokens (GET /v1/models,
+ * the sensor's /v1/models and /v1/messages/count_tokens): the failed-authentication guard, the key's
+ * platform traffic limit and the policy's requests_per_minute; just `authenticate` without limits.
+ */
+export function requestOnlyLimitHooks(limits: LimitsService | undefined, o: { authenticate: AuthHook; credential: CredentialOf }): TrafficLimitHooks {
+  if (!limits) return { onRequest: o.authenticate };
+  return {
+    onRequest: limitedAuth(limits, { routeClass: 'traffic', authenticate: o.authenticate, credential: o.credential, policyHook: true }),
+    preHandler: countRequest(limits),
+  };
+}

@@ -8,7 +8,7 @@ import { limitView, rateLimited, type LimitView } from './rate-limit-error';
 export type RouteClass = 'traffic' | 'management';
 
 export interface LimitsSettings {
-  /** Requests per minute per key on /v1/chat/completions, /v1/detect and the sensor's /v1/messages. */
+  /** Requests per minute per key on the traffic routes: /v1/chat/completions, /v1/detect, /v1/models and the sensor's /v1/messages(/count_tokens) and /v1/models. */
   platformTrafficRpm: number;
   /** Requests per minute per key on the management REST routes and /graphql. */
   platformManagementRpm: number;

@@ -45,8 +45,9 @@ function securityBlock(stage: 'input' | 'output', verdict: { categories: readonl
   });
 }
 
-function upstreamHeaders(request: FastifyRequest, apiKey: string | undefined): Record<string, string> {
-  const out: Record<string, string> = { 'content-type': 'application/json' };
+/** The upstream request's headers: the forwarded client headers and the gateway's own credential (`withBody`: a JSON content type). */
+export function upstreamHeaders(request: FastifyRequest, apiKey: string | undefined, withBody = true): Record<string, string> {
+  const out: Record<string, string> = withBody ? { 'content-type': 'application/json' } : {};
   for (const [name, value] of Object.entries(request.headers)) {
     if (typeof value === 'string' && FORWARDED.test(name)) out[name] = value;
   }

@@ -1,0 +1,104 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { request as upstreamRequest, type Dispatcher } from 'undici';
+import { auditHooks, type AuditSinks } from '../../management/events/audit.hook';
+import type { ProjectAuthService } from '../../management/projects/project-auth.service';
+import { requireBearerKey } from '../../management/projects/request-auth';
+import { documented } from '../../shared/http/openapi';
+import type { HttpMetrics } from '../../shared/metrics/process-metrics';
+import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamTransportError } from '../../shared/http/upstream';
+import { bearerCredential, requestOnlyLimitHooks } from '../limits/limit-hooks';
+import type { LimitsService } from '../limits/limits.service';
+import { decodeBody, MAX_ERROR_BODY, readBounded } from '../proxy/output-scan';
+import { upstreamHeaders } from './chat-completions.routes';
+
+export interface ModelsRouteDeps {
+  auth: ProjectAuthService;
+  audit: AuditSinks;
+  /** OPENAI_BASE_URL (with its /v1). */
+  upstreamBaseUrl: string;
+  /** OPENAI_API_KEY: the gateway's own upstream credential, as for chat completions. */
+  upstreamApiKey?: string;
+  upstreamTimeoutMs?: number;
+  limits?: LimitsService;
+  /** Upstream latency and errors (docs/metrics.md). */
+  metrics?: HttpMetrics;
+}
+
+/** One model as the OpenAI API describes it (providers may add fields; they are relayed). */
+export const modelDocSchema = z.looseObject({
+  id: z.string(),
+  object: z.literal('model'),
+  created: z.number().int(),
+  owned_by: z.string(),
+});
+const modelListDocSchema = z.looseObject({ object: z.literal('list'), data: z.array(modelDocSchema) });
+const MODELS_ERRORS = [400, 401, 403, 404, 429, 500, 502, 503, 504];
+const PASSTHROUGH =
+  'Relayed from the upstream provider (OPENAI_BASE_URL, with the gateway\'s own upstream credential); the answer carries no prompt or completion, so nothing is scanned. ' +
+  'Counted as one request for rate limits (no tokens, no cost) and audited. An upstream error keeps its status, message and code in the gateway\'s envelope.';
+
+const listDoc = documented({
+  tags: ['proxy'],
+  summary: 'List the upstream provider\'s models (OpenAI-compatible)',
+  description: PASSTHROUGH,
+  security: ['bearer'],
+  responses: { 200: { description: 'The upstream\'s list, unchanged: {object:"list", data:[model objects]}', schema: modelListDocSchema } },
+  errors: MODELS_ERRORS,
+});
+
+const retrieveDoc = documented({
+  tags: ['proxy'],
+  summary: 'One model of the upstream provider (OpenAI-compatible)',
+  description: PASSTHROUGH,
+  security: ['bearer'],
+  params: z.strictObject({ id: z.string().meta({ description: 'The model id, URL-encoded (an id holding "/" is sent as %2F)' }) }),
+  responses: { 200: { description: 'The upstream\'s model object, unchanged', schema: modelDocSchema } },
+  errors: MODELS_ERRORS,
+});
+
+/**
+ * GET /v1/models and GET /v1/models/{id}: passthrough to the OpenAI-compatible upstream, so clients
+ * (the openai SDK's models.list() / models.retrieve()) work against the gateway. Authenticated with
+ * the project key (full or traffic scope), counted as a request, audited like every traffic request.
+ */
+export function registerModelsRoutes(app: FastifyInstance, deps: ModelsRouteDeps): void {
+  const hooks = { ...requestOnlyLimitHooks(deps.limits, { authenticate: requireBearerKey(deps.auth), credential: bearerCredential }), ...auditHooks(deps.audit) };
+  app.get('/v1/models', { ...listDoc, ...hooks }, async (request, reply) => {
+    request.audit = { findings: [], blocked: false };
+    return relayModels(deps, request, reply, '/models');
+  });
+  app.get('/v1/models/:id', { ...retrieveDoc, ...hooks }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    request.audit = { model: id, findings: [], blocked: false };
+    return relayModels(deps, request, reply, `/models/${encodeURIComponent(id)}`);
+  });
+}
+
+async function relayModels(deps: ModelsRouteDeps, request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> {
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  const abort = abortOnClientClose(request, reply);
+  let upstream: Dispatcher.ResponseData;
+  const upstreamStarted = performance.now();
+  try {
+    upstream = await upstreamRequest(`${deps.upstreamBaseUrl}${path}${query}`, {
+      method: 'GET',
+      headers: upstreamHeaders(request, deps.upstreamApiKey, false),
+      signal: abort.signal,
+      headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
+      bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
+    });
+  } catch (err) {
+    throw upstreamTransportError(err);
+  }
+  deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
+  if (upstream.statusCode >= 400) {
+    // As chat completions: the upstream's status, message and code in our envelope (no caller content to scan here).
+    const raw = await readBounded(upstream.body, MAX_ERROR_BODY);
+    const text = raw === null ? '' : decodeBody(raw, upstream.headers['content-encoding'], MAX_ERROR_BODY).toString('utf8');
+    throw upstreamErrorToAppError(upstream.statusCode, text);
+  }
+  reply.status(upstream.statusCode);
+  copyResponseHeaders(reply, upstream.headers);
+  return reply.send(upstream.body);
+}
