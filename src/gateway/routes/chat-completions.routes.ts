@@ -55,6 +55,45 @@ export function upstreamHeaders(request: FastifyRequest, apiKey: string | undefi
   return out;
 }
 
+/** What a gateway route needs to call the OpenAI-compatible upstream. */
+export interface UpstreamCallDeps {
+  /** OPENAI_BASE_URL (with its /v1). */
+  upstreamBaseUrl: string;
+  /** OPENAI_API_KEY: the gateway's own upstream credential (a caller's gateway key never goes upstream). */
+  upstreamApiKey?: string;
+  upstreamTimeoutMs?: number;
+  metrics?: HttpMetrics;
+}
+
+/**
+ * One call to the upstream (`path` below OPENAI_BASE_URL): the forwarded headers and the gateway's own
+ * credential, the timeouts, the caller's abort; a transport failure becomes our 502/504 error, and the
+ * time to the answer's headers is recorded.
+ */
+export async function callUpstream(
+  deps: UpstreamCallDeps,
+  request: FastifyRequest,
+  signal: AbortSignal,
+  o: { method: 'GET' | 'POST'; path: string; body?: Buffer },
+): Promise<Dispatcher.ResponseData> {
+  const upstreamStarted = performance.now();
+  let upstream: Dispatcher.ResponseData;
+  try {
+    upstream = await upstreamRequest(`${deps.upstreamBaseUrl}${o.path}`, {
+      method: o.method,
+      headers: upstreamHeaders(request, deps.upstreamApiKey, o.body !== undefined),
+      body: o.body,
+      signal,
+      headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
+      bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
+    });
+  } catch (err) {
+    throw upstreamTransportError(err);
+  }
+  deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
+  return upstream;
+}
+
 /**
  * The request as the OpenAPI document shows it: what readChatRequest requires (model, a non-empty
  * messages array of objects with a string role); every other field of the OpenAI API passes through.
@@ -100,21 +139,7 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
     if (input.blocked) throw securityBlock('input', input);
     if (unscannable) throw unscannable;
 
-    let upstream: Dispatcher.ResponseData;
-    const upstreamStarted = performance.now();
-    try {
-      upstream = await upstreamRequest(`${deps.upstreamBaseUrl}/chat/completions`, {
-        method: 'POST',
-        headers: upstreamHeaders(request, deps.upstreamApiKey),
-        body: request.rawBody,
-        signal: abort.signal,
-        headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
-        bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
-      });
-    } catch (err) {
-      throw upstreamTransportError(err);
-    }
-    deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
+    const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/chat/completions', body: request.rawBody ?? Buffer.alloc(0) });
     if (upstream.statusCode >= 400) throw await upstreamError({ deps, ctx, request, reply, upstream, input });
     const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
     // Policy limits: counts the streamed output tokens and cuts the stream at max_output_tokens.

@@ -1,28 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { request as upstreamRequest, type Dispatcher } from 'undici';
 import { auditHooks, type AuditSinks } from '../../management/events/audit.hook';
 import type { ProjectAuthService } from '../../management/projects/project-auth.service';
 import { requireBearerKey } from '../../management/projects/request-auth';
 import { documented } from '../../shared/http/openapi';
-import type { HttpMetrics } from '../../shared/metrics/process-metrics';
-import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamTransportError } from '../../shared/http/upstream';
+import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError } from '../../shared/http/upstream';
 import { bearerCredential, requestOnlyLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import { decodeBody, MAX_ERROR_BODY, readBounded } from '../proxy/output-scan';
-import { upstreamHeaders } from './chat-completions.routes';
+import { callUpstream, type UpstreamCallDeps } from './chat-completions.routes';
 
-export interface ModelsRouteDeps {
+export interface ModelsRouteDeps extends UpstreamCallDeps {
   auth: ProjectAuthService;
   audit: AuditSinks;
-  /** OPENAI_BASE_URL (with its /v1). */
-  upstreamBaseUrl: string;
-  /** OPENAI_API_KEY: the gateway's own upstream credential, as for chat completions. */
-  upstreamApiKey?: string;
-  upstreamTimeoutMs?: number;
   limits?: LimitsService;
-  /** Upstream latency and errors (docs/metrics.md). */
-  metrics?: HttpMetrics;
 }
 
 /** One model as the OpenAI API describes it (providers may add fields; they are relayed). */
@@ -78,20 +69,7 @@ export function registerModelsRoutes(app: FastifyInstance, deps: ModelsRouteDeps
 async function relayModels(deps: ModelsRouteDeps, request: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> {
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   const abort = abortOnClientClose(request, reply);
-  let upstream: Dispatcher.ResponseData;
-  const upstreamStarted = performance.now();
-  try {
-    upstream = await upstreamRequest(`${deps.upstreamBaseUrl}${path}${query}`, {
-      method: 'GET',
-      headers: upstreamHeaders(request, deps.upstreamApiKey, false),
-      signal: abort.signal,
-      headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
-      bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
-    });
-  } catch (err) {
-    throw upstreamTransportError(err);
-  }
-  deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
+  const upstream = await callUpstream(deps, request, abort.signal, { method: 'GET', path: `${path}${query}` });
   if (upstream.statusCode >= 400) {
     // As chat completions: the upstream's status, message and code in our envelope (no caller content to scan here).
     const raw = await readBounded(upstream.body, MAX_ERROR_BODY);
