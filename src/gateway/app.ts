@@ -18,6 +18,7 @@ import type { LimitsService } from './limits/limits.service';
 import { registerChatCompletionsRoutes } from './routes/chat-completions.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
 import { registerModelsRoutes } from './routes/models.routes';
+import { registerEmbeddingsRoutes } from './routes/embeddings.routes';
 import { registerManagementRoutes } from './routes/management.routes';
 import { registerOrganizationRoutes } from './routes/organizations.routes';
 
@@ -90,6 +91,16 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
   });
   registerModelsRoutes(app, {
     auth: deps.auth,
+    audit: deps.audit,
+    metrics: deps.metrics,
+    upstreamBaseUrl: deps.upstream.baseUrl,
+    upstreamApiKey: deps.upstream.apiKey,
+    upstreamTimeoutMs: deps.upstream.timeoutMs,
+    limits: deps.limits,
+  });
+  registerEmbeddingsRoutes(app, {
+    auth: deps.auth,
+    detection: deps.detection,
     audit: deps.audit,
     metrics: deps.metrics,
     upstreamBaseUrl: deps.upstream.baseUrl,

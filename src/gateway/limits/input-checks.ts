@@ -1,12 +1,13 @@
 import { invalidRequest } from '../../shared/errors';
 import type { RateLimits } from '../../shared/policy';
 import { readChatRequest } from '../proxy/openai-chat.schema';
+import { readEmbeddingsRequest } from '../proxy/openai-embeddings.schema';
 import { readMessagesRequest } from '../../sensor/messages.schema';
 import { findTokenFlooding } from './flooding';
 import { countCharacters, countTokens, encodingForModel, type EncodingName } from '../../shared/tokens';
 
 /** The wire APIs whose requests the policy limits measure. */
-export type WireApi = 'openai-chat' | 'messages' | 'detect';
+export type WireApi = 'openai-chat' | 'openai-embeddings' | 'messages' | 'detect';
 
 export interface WireRequest {
   model: string | null;
@@ -14,6 +15,8 @@ export interface WireRequest {
   texts: string[];
   /** Output-size fields the client set, e.g. {field: "max_tokens", value: 8192}. */
   requestedOutput: Array<{ field: string; value: number }>;
+  /** Input given as token ids (embeddings): how many, counted as input tokens as they are. */
+  tokenIds?: number;
 }
 
 export interface MeasuredInput extends WireRequest {
@@ -39,6 +42,10 @@ export function readWireRequest(wire: WireApi, body: unknown): WireRequest {
     case 'openai-chat': {
       const chat = readChatRequest(body);
       return { model: chat.model, texts: chat.texts, requestedOutput: outputFields(body, ['max_tokens', 'max_completion_tokens']) };
+    }
+    case 'openai-embeddings': {
+      const embeddings = readEmbeddingsRequest(body);
+      return { model: embeddings.model, texts: embeddings.texts, requestedOutput: [], tokenIds: embeddings.tokenIds ?? 0 };
     }
     case 'messages': {
       const messages = readMessagesRequest(body);
@@ -89,7 +96,8 @@ export function checkInput(request: WireRequest, limits: RateLimits): MeasuredIn
   }
   const encoding = encodingForModel(request.model);
   const maxTokens = limits.max_input_tokens;
-  const inputTokens = countTokens(request.texts, encoding, maxTokens);
+  const tokenIds = request.tokenIds ?? 0;
+  const inputTokens = tokenIds + countTokens(request.texts, encoding, Math.max(0, maxTokens - tokenIds));
   if (inputTokens > maxTokens) {
     throw invalidRequest(
       `The input is more than ${maxTokens} tokens (${encoding}); this policy allows at most ${maxTokens} (max_input_tokens)`,

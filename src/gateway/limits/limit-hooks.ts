@@ -115,7 +115,8 @@ export function policyLimits(limits: LimitsService, wire: WireApi): preHandlerAs
       texts: measured.texts.length,
       chars: measured.texts.reduce((n, t) => n + t.length, 0),
     };
-    if (wire === 'detect') return;
+    // No output tokens: /v1/detect has no answer to meter, an embeddings answer is vectors (its input was charged above).
+    if (wire === 'detect' || wire === 'openai-embeddings') return;
     const usage = { projectId: ctx.projectId, limits: rl, model };
     request.limits!.meter = new OutputMeter({
       wire,
@@ -167,14 +168,14 @@ export interface TrafficLimitHooks {
   onSend?: onSendHookHandler;
 }
 
-/** Every limit hook of a traffic route (chat completions, detect, sensor messages); just `authenticate` without limits. */
+/** Every limit hook of a traffic route (chat completions, embeddings, detect, sensor messages); just `authenticate` without limits. */
 export function trafficLimitHooks(limits: LimitsService | undefined, o: { wire: WireApi; authenticate: AuthHook; credential: CredentialOf }): TrafficLimitHooks {
   if (!limits) return { onRequest: o.authenticate };
   const hooks: TrafficLimitHooks = {
     onRequest: limitedAuth(limits, { routeClass: 'traffic', authenticate: o.authenticate, credential: o.credential, policyHook: true }),
     preHandler: policyLimits(limits, o.wire),
   };
-  if (o.wire !== 'detect') hooks.onSend = meterOutput;
+  if (o.wire !== 'detect' && o.wire !== 'openai-embeddings') hooks.onSend = meterOutput;
   return hooks;
 }
 

@@ -37,7 +37,8 @@ const FORWARDED = /^(accept|accept-language|user-agent|openai-organization|opena
 
 const blockedTypes = (cats: readonly DetectCategory[]) => cats.filter((c) => c.action === 'block').map((c) => c.type);
 
-function securityBlock(stage: 'input' | 'output', verdict: { categories: readonly DetectCategory[]; blockReason: string }): AppError {
+/** The 403 security_block of a blocked request (input_blocked) or answer (output_blocked). */
+export function securityBlock(stage: 'input' | 'output', verdict: { categories: readonly DetectCategory[]; blockReason: string }): AppError {
   const types = blockedTypes(verdict.categories);
   const what = types.length > 0 ? `detected ${types.join(', ')}` : verdict.blockReason || 'policy';
   return new AppError('security_block', `The ${stage === 'input' ? 'request' : 'response'} was blocked by the security policy: ${what}`, {
@@ -92,6 +93,16 @@ export async function callUpstream(
   }
   deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
   return upstream;
+}
+
+/**
+ * An upstream error answer (4xx/5xx) of a route whose error body needs no output scan (model listings,
+ * embeddings): the upstream's status, message and code in our envelope.
+ */
+export async function plainUpstreamError(upstream: Dispatcher.ResponseData): Promise<AppError> {
+  const raw = await readBounded(upstream.body, MAX_ERROR_BODY);
+  const text = raw === null ? '' : decodeBody(raw, upstream.headers['content-encoding'], MAX_ERROR_BODY).toString('utf8');
+  return upstreamErrorToAppError(upstream.statusCode, text);
 }
 
 /**

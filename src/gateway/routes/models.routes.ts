@@ -4,11 +4,10 @@ import { auditHooks, type AuditSinks } from '../../management/events/audit.hook'
 import type { ProjectAuthService } from '../../management/projects/project-auth.service';
 import { requireBearerKey } from '../../management/projects/request-auth';
 import { documented } from '../../shared/http/openapi';
-import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError } from '../../shared/http/upstream';
+import { abortOnClientClose, copyResponseHeaders } from '../../shared/http/upstream';
 import { bearerCredential, requestOnlyLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
-import { decodeBody, MAX_ERROR_BODY, readBounded } from '../proxy/output-scan';
-import { callUpstream, type UpstreamCallDeps } from './chat-completions.routes';
+import { callUpstream, plainUpstreamError, type UpstreamCallDeps } from './chat-completions.routes';
 
 export interface ModelsRouteDeps extends UpstreamCallDeps {
   auth: ProjectAuthService;
@@ -70,12 +69,8 @@ async function relayModels(deps: ModelsRouteDeps, request: FastifyRequest, reply
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   const abort = abortOnClientClose(request, reply);
   const upstream = await callUpstream(deps, request, abort.signal, { method: 'GET', path: `${path}${query}` });
-  if (upstream.statusCode >= 400) {
-    // As chat completions: the upstream's status, message and code in our envelope (no caller content to scan here).
-    const raw = await readBounded(upstream.body, MAX_ERROR_BODY);
-    const text = raw === null ? '' : decodeBody(raw, upstream.headers['content-encoding'], MAX_ERROR_BODY).toString('utf8');
-    throw upstreamErrorToAppError(upstream.statusCode, text);
-  }
+  // As chat completions: the upstream's status, message and code in our envelope (no caller content to scan here).
+  if (upstream.statusCode >= 400) throw await plainUpstreamError(upstream);
   reply.status(upstream.statusCode);
   copyResponseHeaders(reply, upstream.headers);
   return reply.send(upstream.body);

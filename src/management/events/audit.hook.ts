@@ -11,6 +11,8 @@ export interface AuditDraft {
   model?: string | null;
   /** Texts whose tokens are counted AFTER the response is sent (o200k_base; an approximation for non-OpenAI models). */
   countTexts?: readonly string[];
+  /** The input tokens when they are known without counting texts (token-id input of embeddings); wins over countTexts. */
+  inputTokens?: number;
   findings?: RecordedFinding[];
   blocked?: boolean;
   /** Set when the request failed closed because detection was unavailable or timed out. */
@@ -117,7 +119,7 @@ export function auditResponses(sinks: AuditSinks) {
       requestId: String(request.id),
       createdAt: new Date(),
     };
-    const tokens = ctx ? tokensOf(request, draft.countTexts, sinks) : null;
+    const tokens = ctx ? (draft.inputTokens ?? tokensOf(request, draft.countTexts, sinks)) : null;
     if (typeof tokens === 'number' || tokens === null) {
       event.inputTokens = tokens;
       sinks.writer.record(event);
