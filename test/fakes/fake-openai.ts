@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A fake OpenAI chat-completions upstream speaking the real wire format: a JSON `chat.completion`, or
- * an SSE stream of `chat.completion.chunk` events ending with `data: [DONE]`. Tests script the
+ * an SSE stream of `chat.completion.chunk` events ending with `data: [DONE]` (and models, embeddings). Tests script the
  * answer's text and how it is split into chunks, and read back what the upstream received.
  */
 export interface FakeOpenAI {
@@ -29,6 +29,8 @@ export interface FakeOpenAI {
   deltas: Array<Record<string, unknown>> | null;
   /** Answer in the legacy completions shape: `choices[].text` (and `text` in stream chunks), no message / delta. */
   legacy: boolean;
+  /** Dimensions of the vectors POST /v1/embeddings answers (unless the request sets `dimensions`). */
+  embeddingDims: number;
   /** The bytes of the last answer, exactly as sent (a JSON body, or the whole stream). */
   lastSent: string;
   close(): Promise<void>;
@@ -59,8 +61,34 @@ function answerModels(fake: FakeOpenAI, url: string, res: ServerResponse): void 
   res.end(JSON.stringify(model));
 }
 
+/** The fake's vector for input `index`: deterministic, so a test can check it came back unchanged. */
+export function fakeEmbedding(index: number, dims: number): number[] {
+  return Array.from({ length: dims }, (_, d) => Math.fround(((index + 1) * (d + 1)) / 64));
+}
+
+/**
+ * POST /v1/embeddings in the real wire format: {object:"list", data:[{object:"embedding", index, embedding}],
+ * model, usage}; with encoding_format base64 (what the openai SDK asks for by default) each vector is
+ * base64 of little-endian float32.
+ */
+function answerEmbeddings(fake: FakeOpenAI, body: Buffer, res: ServerResponse): void {
+  const parsed = JSON.parse(body.toString('utf8')) as { model: string; input: unknown; encoding_format?: string; dimensions?: number };
+  const inputs = typeof parsed.input === 'string' || typeof (parsed.input as unknown[])[0] === 'number' ? [parsed.input] : (parsed.input as unknown[]);
+  const tokensOf = (x: unknown) => (typeof x === 'string' ? Math.max(1, Math.ceil(x.length / 4)) : (x as number[]).length);
+  const promptTokens = inputs.reduce<number>((n, x) => n + tokensOf(x), 0);
+  const dims = parsed.dimensions ?? fake.embeddingDims;
+  const data = inputs.map((_, index) => {
+    const vector = fakeEmbedding(index, dims);
+    const embedding = parsed.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+    return { object: 'embedding', index, embedding };
+  });
+  fake.lastSent = JSON.stringify({ object: 'list', data, model: parsed.model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } });
+  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_fake_embeddings' });
+  res.end(fake.lastSent);
+}
+
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
-  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, errorBody: null, chunkDelayMs: 1, jsonDelayMs: 0, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '', models: [...FAKE_MODELS] } as unknown as FakeOpenAI;
+  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, errorBody: null, chunkDelayMs: 1, jsonDelayMs: 0, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '', models: [...FAKE_MODELS], embeddingDims: 8 } as unknown as FakeOpenAI;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -73,6 +101,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         return;
       }
       if (req.method === 'GET' && /^\/v1\/models(\/|\?|$)/.test(req.url ?? '')) return answerModels(fake, req.url ?? '', res);
+      if (req.method === 'POST' && req.url === '/v1/embeddings') return answerEmbeddings(fake, body, res);
       const parsed = JSON.parse(body.toString('utf8')) as { model: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
       const created = 1_763_800_000;
       if (!parsed.stream) {
