@@ -1,5 +1,6 @@
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
+import { declaredRoutesOf } from '../../src/shared/http/openapi';
 import { STORAGE_TARGETS } from '../helpers/databases';
 import { gqlClient, gqlRequest, PROJECT_SELECTION, restClient, type Json } from '../helpers/management-clients';
 import { postJson, startTestServices, type TestServices } from '../helpers/services';
@@ -166,6 +167,16 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('key scopes on %
       expect(res.status).toBe(403);
       expect(await res.json()).toEqual(SCOPE_DENIED);
       expect(await snapshot()).toEqual(before);
+    });
+
+    it('the REST table above holds every management route the gateway declares (both prefixes)', () => {
+      // Everything under /v1 and /api/v1 but the traffic routes (a traffic key's own) and the operator's route.
+      const notManagement = /^\/(api\/)?v1\/(chat\/completions|embeddings|models|detect|organizations)(\/|$)/;
+      const declared = declaredRoutesOf(svc.running.gatewayApp!)
+        .filter((r) => r.method !== 'HEAD' && /^\/(api\/)?v1\//.test(r.url) && !notManagement.test(r.url))
+        .map((r) => `${r.method} ${r.url.replace(/\/$/, '')}`);
+      expect(declared.length).toBeGreaterThan(0);
+      expect([...new Set(declared)].sort()).toEqual([...new Set(cases.map(([label]) => label))].sort());
     });
 
     it('every root field of the GraphQL schema is in the table below', async () => {
