@@ -15,7 +15,7 @@ import type { HttpMetrics } from '../shared/metrics/process-metrics';
 import { registerMetricsRoute, type MetricsEndpoint } from '../shared/metrics/metrics-endpoint';
 import { graphqlPlugin } from './graphql/graphql.plugin';
 import type { LimitsService } from './limits/limits.service';
-import { registerChatCompletionsRoutes } from './routes/chat-completions.routes';
+import { registerChatCompletionsRoutes, type UpstreamCallDeps } from './routes/chat-completions.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
 import { registerModelsRoutes } from './routes/models.routes';
 import { registerEmbeddingsRoutes } from './routes/embeddings.routes';
@@ -78,36 +78,17 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
   registerHealthRoute(app, { service: 'gateway', probes: deps.probes, ...deps.health });
   if (deps.metricsEndpoint) registerMetricsRoute(app, deps.metricsEndpoint);
   registerDetectRoutes(app, { auth: deps.auth, detection: deps.detection, audit: deps.audit, limits: deps.limits });
-  registerChatCompletionsRoutes(app, {
-    auth: deps.auth,
-    detection: deps.detection,
-    audit: deps.audit,
+  // The OpenAI-compatible upstream, as every proxy route calls it (chat-completions.routes.ts callUpstream).
+  const upstream: UpstreamCallDeps = {
     upstreamBaseUrl: deps.upstream.baseUrl,
     upstreamApiKey: deps.upstream.apiKey,
     upstreamTimeoutMs: deps.upstream.timeoutMs,
-    streamWindowChars: deps.upstream.streamWindowChars,
-    limits: deps.limits,
     metrics: deps.metrics,
-  });
-  registerModelsRoutes(app, {
-    auth: deps.auth,
-    audit: deps.audit,
-    metrics: deps.metrics,
-    upstreamBaseUrl: deps.upstream.baseUrl,
-    upstreamApiKey: deps.upstream.apiKey,
-    upstreamTimeoutMs: deps.upstream.timeoutMs,
-    limits: deps.limits,
-  });
-  registerEmbeddingsRoutes(app, {
-    auth: deps.auth,
-    detection: deps.detection,
-    audit: deps.audit,
-    metrics: deps.metrics,
-    upstreamBaseUrl: deps.upstream.baseUrl,
-    upstreamApiKey: deps.upstream.apiKey,
-    upstreamTimeoutMs: deps.upstream.timeoutMs,
-    limits: deps.limits,
-  });
+  };
+  const traffic = { auth: deps.auth, audit: deps.audit, limits: deps.limits, ...upstream };
+  registerChatCompletionsRoutes(app, { ...traffic, detection: deps.detection, streamWindowChars: deps.upstream.streamWindowChars });
+  registerModelsRoutes(app, traffic);
+  registerEmbeddingsRoutes(app, { ...traffic, detection: deps.detection });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, limits: deps.limits });
   registerOrganizationRoutes(app, { adminApiKey: deps.adminApiKey, auth: deps.auth, organizations: deps.organizations, limits: deps.limits });
   void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, logger: deps.logger, rateLimits: deps.limits });

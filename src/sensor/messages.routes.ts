@@ -8,15 +8,13 @@ import { AppError } from '../shared/errors';
 import { renderError } from '../shared/http/error-handler';
 import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../shared/http/openapi';
 import { z } from 'zod';
-import { setRiskHeaders, unscannedOf } from '../shared/http/risk-headers';
-import { noteUnscannedContent } from '../shared/http/unscanned-content';
 import { abortOnClientClose, copyResponseHeaders, HOP_BY_HOP, upstreamTransportError } from '../shared/http/upstream';
 import { readMessagesRequest, type MessagesRequestSummary } from './messages.schema';
 import { messagesResponseFields, messagesStreamTexts } from './messages-response';
 import { meterStream, requestOnlyLimitHooks, svcKeyCredential, trafficLimitHooks } from '../gateway/limits/limit-hooks';
 import type { LimitsService } from '../gateway/limits/limits.service';
 import { relayGuardedStream } from '../gateway/proxy/guarded-stream';
-import { decodeBody, errorBodyFields, MAX_ERROR_BODY, relayedBodyFields, MAX_UPSTREAM_BODY, readBounded, scansOutput, scanStage, setOutputRiskHeaders } from '../gateway/proxy/output-scan';
+import { decodeBody, errorBodyFields, MAX_ERROR_BODY, relayedBodyFields, MAX_UPSTREAM_BODY, readBounded, scanInputStage, scansOutput, scanStage, setOutputRiskHeaders } from '../gateway/proxy/output-scan';
 import type { TextField } from '../shared/explain/field-layout';
 import type { HttpMetrics } from '../shared/metrics/process-metrics';
 
@@ -170,11 +168,14 @@ async function scanInput(
 ): Promise<{ input: DetectResult; abort: AbortController }> {
   const ctx = authOf(request);
   const abort = abortOnClientClose(request, reply);
-  const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: summary.fields, signal: abort.signal });
-  setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
-  const unscannable = noteUnscannedContent(request, reply, summary.unscanned, ctx.policy, 'permission_error');
-  if (input.blocked) throw denial('input', input);
-  if (unscannable) throw unscannable;
+  const input = await scanInputStage(deps.detection, request, reply, {
+    policy: ctx.policy,
+    fields: summary.fields,
+    unscanned: summary.unscanned,
+    signal: abort.signal,
+    errorType: 'permission_error',
+    deny: (verdict) => denial('input', verdict),
+  });
   return { input, abort };
 }
 

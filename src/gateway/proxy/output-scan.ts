@@ -9,7 +9,8 @@ import { discardBody, upstreamRepeatsKeyError, upstreamTransportError } from '..
 import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { childPath, indexPath, joinFields, type TextField } from '../../shared/explain/field-layout';
 import { CategoryMatches, explainVerdict, type ExplainedCategory } from '../../shared/explain/verdict-matches';
-import type { DetectionPolicy, Direction } from '../../shared/policy';
+import type { DetectionPolicy, Direction, Unscannable } from '../../shared/policy';
+import { noteUnscannedContent } from '../../shared/http/unscanned-content';
 
 /**
  * One scan stage of a proxied request (its input, the upstream's answer), shared by the chat
@@ -50,6 +51,34 @@ export async function scanStage(
   recordStage(request, explainVerdict(verdict, (start, end) => layout.locate(start, end)), verdict.blocked);
   noteFailClosed(request, failReasonOfResult(verdict));
   return verdict;
+}
+
+/**
+ * The request's input stage, as every proxy route runs it: its texts scanned with the input policy (the
+ * request's first detection call: 503 detection_overloaded when detection is at capacity), the X-Risk-*
+ * headers of that verdict, the content no detector can read noted (and refused when the policy says so);
+ * a block (`deny`, the route's own error) takes precedence over the unscannable refusal. Returns the verdict.
+ */
+export async function scanInputStage(
+  detection: DetectionClient,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  o: {
+    policy: { detection: DetectionPolicy; unscannable: Unscannable };
+    fields: TextField[];
+    /** JSON paths of content no detector can read. */
+    unscanned: readonly string[];
+    signal: AbortSignal;
+    errorType: 'security_block' | 'permission_error';
+    deny: (verdict: DetectResult) => AppError;
+  },
+): Promise<DetectResult> {
+  const input = await scanStage(detection, request, { direction: 'input', policy: o.policy.detection, fields: o.fields, signal: o.signal });
+  setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
+  const unscannable = noteUnscannedContent(request, reply, o.unscanned, o.policy, o.errorType);
+  if (input.blocked) throw o.deny(input);
+  if (unscannable) throw unscannable;
+  return input;
 }
 
 /** Whether the policy scans what the upstream answers (policy mode `O` or `IO`). */

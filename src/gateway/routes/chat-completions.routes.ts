@@ -7,29 +7,22 @@ import { authOf, requireBearerKey } from '../../management/projects/request-auth
 import type { DetectCategory, DetectionClient, DetectResult } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
 import { repeatsJsonKey } from '../../shared/http/json-structure-guard';
-import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
-import { noteUnscannedContent } from '../../shared/http/unscanned-content';
 import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../../shared/http/openapi';
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import type { HttpMetrics } from '../../shared/metrics/process-metrics';
 import { blockedStreamTail, chatStreamTexts, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.schema';
 import { relayGuardedStream } from '../proxy/guarded-stream';
-import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scansOutput, scanStage, setOutputRiskHeaders } from '../proxy/output-scan';
+import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scanInputStage, scansOutput, scanStage, setOutputRiskHeaders } from '../proxy/output-scan';
 import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamRepeatsKeyError, upstreamTransportError } from '../../shared/http/upstream';
 
-export interface ChatRouteDeps {
+export interface ChatRouteDeps extends UpstreamCallDeps {
   auth: ProjectAuthService;
   detection: DetectionClient;
   audit: AuditSinks;
-  upstreamBaseUrl: string;
-  upstreamApiKey?: string;
   /** Characters of context the stream scanner keeps: text is released this far behind the upstream. */
   streamWindowChars: number;
-  upstreamTimeoutMs?: number;
   limits?: LimitsService;
-  /** Upstream latency and error statuses (docs/metrics.md). */
-  metrics?: HttpMetrics;
 }
 
 /** Request headers passed to the upstream (the caller's Authorization — our key — never is). */
@@ -63,6 +56,7 @@ export interface UpstreamCallDeps {
   /** OPENAI_API_KEY: the gateway's own upstream credential (a caller's gateway key never goes upstream). */
   upstreamApiKey?: string;
   upstreamTimeoutMs?: number;
+  /** Upstream latency and error statuses (docs/metrics.md). */
   metrics?: HttpMetrics;
 }
 
@@ -144,11 +138,14 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
     // The request's first detection call: when detection is at capacity it is refused here (503
     // detection_overloaded, Retry-After), before anything reaches the upstream; once admitted, the
     // request's output scans and stream steps are queued, never refused.
-    const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: chat.fields, signal: abort.signal });
-    setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
-    const unscannable = noteUnscannedContent(request, reply, chat.unscanned, ctx.policy, 'security_block');
-    if (input.blocked) throw securityBlock('input', input);
-    if (unscannable) throw unscannable;
+    const input = await scanInputStage(deps.detection, request, reply, {
+      policy: ctx.policy,
+      fields: chat.fields,
+      unscanned: chat.unscanned,
+      signal: abort.signal,
+      errorType: 'security_block',
+      deny: (verdict) => securityBlock('input', verdict),
+    });
 
     const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/chat/completions', body: request.rawBody ?? Buffer.alloc(0) });
     if (upstream.statusCode >= 400) throw await upstreamError({ deps, ctx, request, reply, upstream, input });

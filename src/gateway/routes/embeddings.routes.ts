@@ -6,13 +6,12 @@ import { authOf, requireBearerKey } from '../../management/projects/request-auth
 import type { DetectionClient } from '../../shared/detection-client';
 import { AppError } from '../../shared/errors';
 import { documented, PROXY_ERRORS } from '../../shared/http/openapi';
-import { setRiskHeaders, unscannedOf } from '../../shared/http/risk-headers';
 import { abortOnClientClose, copyResponseHeaders } from '../../shared/http/upstream';
 import type { DetectionPolicy } from '../../shared/policy';
 import { bearerCredential, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import { embeddingsRequestSchema, readEmbeddingsRequest } from '../proxy/openai-embeddings.schema';
-import { scanStage } from '../proxy/output-scan';
+import { scanInputStage } from '../proxy/output-scan';
 import { callUpstream, plainUpstreamError, securityBlock, type UpstreamCallDeps } from './chat-completions.routes';
 
 export interface EmbeddingsRouteDeps extends UpstreamCallDeps {
@@ -79,9 +78,14 @@ export function registerEmbeddingsRoutes(app: FastifyInstance, deps: EmbeddingsR
         );
       }
     } else {
-      const input = await scanStage(deps.detection, request, { direction: 'input', policy: ctx.policy.detection, fields: embeddings.fields, signal: abort.signal });
-      setRiskHeaders(reply, { blocked: input.blocked, categories: input.categories, unscanned: unscannedOf(input) });
-      if (input.blocked) throw securityBlock('input', input);
+      await scanInputStage(deps.detection, request, reply, {
+        policy: ctx.policy,
+        fields: embeddings.fields,
+        unscanned: [],
+        signal: abort.signal,
+        errorType: 'security_block',
+        deny: (verdict) => securityBlock('input', verdict),
+      });
     }
 
     const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/embeddings', body: request.rawBody ?? Buffer.alloc(0) });
