@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Storage } from '../../storage/data-source';
 import type { ManagementAction, ManagementEntityType, ManagementVia } from '../../storage/entities/management-event.entity';
-import { isoString } from '../query-helpers';
+import { isoString, SqlFilter } from '../query-helpers';
 import type { Page } from '../views';
 import type { ListManagementEventsQuery } from './management-trail.schemas';
 import { redactSecrets } from './redact';
@@ -92,20 +92,15 @@ export class ManagementTrail {
 
   /** The organization's records, newest first, filtered by entity, action, actor, request id and time. */
   async list(organizationId: string, q: ListManagementEventsQuery): Promise<Page<ManagementEventView>> {
-    const parts = ['organization_id = $1'];
-    const params: unknown[] = [organizationId];
-    const add = (sql: string, v: unknown) => {
-      params.push(v);
-      parts.push(sql.replace('?', `$${params.length}`));
-    };
-    if (q.entity_type) add('entity_type = ?', q.entity_type);
-    if (q.entity_id) add('entity_id = ?', q.entity_id);
-    if (q.action) add('action = ?', q.action);
-    if (q.actor_project_id) add('actor_project_id = ?', q.actor_project_id);
-    if (q.request_id) add('request_id = ?', q.request_id);
-    if (q.since) add('created_at >= ?', q.since);
-    if (q.until) add('created_at < ?', q.until);
-    const where = parts.join(' AND ');
+    const w = new SqlFilter('organization_id', organizationId);
+    if (q.entity_type) w.add('entity_type = ?', q.entity_type);
+    if (q.entity_id) w.add('entity_id = ?', q.entity_id);
+    if (q.action) w.add('action = ?', q.action);
+    if (q.actor_project_id) w.add('actor_project_id = ?', q.actor_project_id);
+    if (q.request_id) w.add('request_id = ?', q.request_id);
+    if (q.since) w.add('created_at >= ?', q.since);
+    if (q.until) w.add('created_at < ?', q.until);
+    const { sql: where, params } = w;
     const [total] = await this.storage.query<{ n: number }>(`SELECT count(*)::int AS n FROM management_events WHERE ${where}`, params);
     const rows = await this.storage.query<Record<string, any>>(
       `SELECT id, actor_project_id, actor_key_prefix, entity_type, entity_id, action, before, after, details, request_id, via, created_at

@@ -1,6 +1,6 @@
 import type { Storage } from '../../storage/data-source';
 import type { RecordedFinding, RecordedMatch } from '../../storage/entities/security-event.entity';
-import { isoString } from '../query-helpers';
+import { isoString, SqlFilter } from '../query-helpers';
 import type { Page } from '../views';
 import type { ListEventsQuery, ListSessionsQuery } from './event.schemas';
 
@@ -48,20 +48,15 @@ interface Filter {
 
 /** Builds `WHERE organization_id = $1 AND …` from optional filters (values are always bound parameters). */
 function where(organizationId: string, f: Partial<ListEventsQuery>): Filter {
-  const parts = ['organization_id = $1'];
-  const params: unknown[] = [organizationId];
-  const add = (sql: string, v: unknown) => {
-    params.push(v);
-    parts.push(sql.replace('?', `$${params.length}`));
-  };
-  if (f.path) add('path = ?', f.path);
-  if (f.session_id) add('session_id = ?', f.session_id);
-  if (f.request_id) add('request_id = ?', f.request_id);
-  if (f.project_id) add('project_id = ?', f.project_id);
-  if (f.blocked !== undefined) add('blocked = ?', f.blocked);
-  if (f.since) add('created_at >= ?', f.since);
-  if (f.until) add('created_at < ?', f.until);
-  return { sql: parts.join(' AND '), params };
+  const w = new SqlFilter('organization_id', organizationId);
+  if (f.path) w.add('path = ?', f.path);
+  if (f.session_id) w.add('session_id = ?', f.session_id);
+  if (f.request_id) w.add('request_id = ?', f.request_id);
+  if (f.project_id) w.add('project_id = ?', f.project_id);
+  if (f.blocked !== undefined) w.add('blocked = ?', f.blocked);
+  if (f.since) w.add('created_at >= ?', f.since);
+  if (f.until) w.add('created_at < ?', f.until);
+  return { sql: w.sql, params: w.params };
 }
 
 /** Audit events of one organization: filterable by path, session, project, verdict and time; grouped by session. */

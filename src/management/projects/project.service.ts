@@ -7,7 +7,7 @@ import type { ManagementAction } from '../../storage/entities/management-event.e
 import type { Actor, ManagementTrail } from '../audit-trail/management-trail';
 import type { ChangeBus, ChangeEvent } from '../change-bus';
 import { assertId } from '../policies/policy.service';
-import { likeContains } from '../query-helpers';
+import { likeContains, SqlFilter } from '../query-helpers';
 import { projectView, type CreatedProjectView, type Page, type ProjectRow, type ProjectView } from '../views';
 import type { CreateProjectInput, ListProjectsQuery, UpdateProjectInput } from './project.schemas';
 
@@ -32,17 +32,12 @@ export class ProjectService {
   ) {}
 
   async list(organizationId: string, q: ListProjectsQuery): Promise<Page<ProjectView>> {
-    const where = ['p.organization_id = $1'];
-    const params: unknown[] = [organizationId];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
-    };
-    if (q.name) add(`p.name ILIKE ? ESCAPE '\\'`, likeContains(q.name));
-    if (q.environment) add('p.environment = ?', q.environment);
-    if (q.is_active !== undefined) add('p.is_active = ?', q.is_active);
-    if (q.policy_id) add('pol.id = ?', q.policy_id);
-    const filter = where.join(' AND ');
+    const w = new SqlFilter('p.organization_id', organizationId);
+    if (q.name) w.add(`p.name ILIKE ? ESCAPE '\\'`, likeContains(q.name));
+    if (q.environment) w.add('p.environment = ?', q.environment);
+    if (q.is_active !== undefined) w.add('p.is_active = ?', q.is_active);
+    if (q.policy_id) w.add('pol.id = ?', q.policy_id);
+    const { sql: filter, params } = w;
     const [total] = await this.storage.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${SELECT_PROJECTS} WHERE ${filter}) t`, params);
     const rows = await this.storage.query<ProjectRow>(
       `${SELECT_PROJECTS} WHERE ${filter} ORDER BY p.created_at ASC, p.id ASC LIMIT ${q.limit} OFFSET ${q.offset}`,
