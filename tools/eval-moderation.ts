@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { BuiltinModel } from '#src/detection/classifiers/builtin/builtin-model';
 import { scoreDocument } from '#src/detection/classifiers/builtin/document-scoring';
-import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, EVALUATION_FIXTURE, fixtureLists, loadDatasets, type Row } from '#src/detection/classifiers/builtin/training/dataset';
+import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, BLIND_EVALUATION_FIXTURE_4, EVALUATION_FIXTURE, fixtureLists, loadDatasets, type Row } from '#src/detection/classifiers/builtin/training/dataset';
 import { benignGroupOf, type BenignGroup } from '#src/detection/classifiers/builtin/training/families';
 import { assignSplits } from '#src/detection/classifiers/builtin/training/split';
 import { trainAll } from '#src/detection/classifiers/builtin/training/trainer';
@@ -48,13 +48,14 @@ export const MODERATION_FAMILIES: readonly ModerationFamily[] = [
 ];
 
 const MODERATION_HEADS = HEADS.filter((h) => h !== 'prompt_attack' && h !== 'jailbreak') as HeadName[];
-/** The fixtures' lists: everyday-prompts.json's by their names, everyday-blind.json's prefixed "blind ", everyday-blind-3.json's "blind-3 ". */
+/** The fixtures' lists: everyday-prompts.json's by their names, everyday-blind.json's prefixed "blind ", everyday-blind-3.json's "blind-3 ", everyday-blind-4.json's "blind-4 ". */
 type Fixture = Record<string, string[]>;
 
 function loadFixture(): Fixture {
   const blind = Object.entries(fixtureLists(BLIND_EVALUATION_FIXTURE)).map(([k, v]) => [`blind ${k}`, v] as const);
   const blind3 = Object.entries(fixtureLists(BLIND_EVALUATION_FIXTURE_3)).map(([k, v]) => [`blind-3 ${k}`, v] as const);
-  return { ...fixtureLists(EVALUATION_FIXTURE), ...Object.fromEntries(blind), ...Object.fromEntries(blind3) };
+  const blind4 = Object.entries(fixtureLists(BLIND_EVALUATION_FIXTURE_4)).map(([k, v]) => [`blind-4 ${k}`, v] as const);
+  return { ...fixtureLists(EVALUATION_FIXTURE), ...Object.fromEntries(blind), ...Object.fromEntries(blind3), ...Object.fromEntries(blind4) };
 }
 
 interface FoldResult {
@@ -128,7 +129,7 @@ function render(results: readonly FoldResult[], fixture: Fixture, started: strin
     'categories reaches L2, *any* = some moderation category does), its unlabelled rows, the held-out benign prompts and',
     'the hand-written fixtures `test/fixtures/classifiers/everyday-prompts.json` and `everyday-blind.json` (never trained on; a text is flagged when',
     'some moderation category reaches L2; `everyday-blind.json` ("blind") was written after the training rows and never',
-    'used to tune them; `everyday-blind-3.json` ("blind-3") was scored once before the everyday-question rows and never trained on).',
+    'used to tune them; `everyday-blind-3.json` ("blind-3") was scored once before the everyday-question rows and `everyday-blind-4.json` ("blind-4") once before the writing-help and advice rows; neither is trained on).',
     'Fixture columns: texts flagged of each list.',
     '',
     `| held out | harmful rows | recall@L2 own | recall@L2 any | family's unlabelled rows flagged | ordinary prompts flagged | injection-looking flagged | ${lists.map((l) => `${l.replace(/_/g, ' ')} (${fixture[l]?.length})`).join(' | ')} |`,

@@ -139,8 +139,8 @@ describe('builtin model: windowing of long inputs', () => {
 
 /** Filled from the committed artefact; any retraining must update these (that is the point). */
 const EXPECTED: Record<string, number[]> = {
-  override: [0.9999, 0.1121, 0.0478, 0.0564, 0.0679],
-  persona: [0.9999, 0.9922, 0.0374, 0.0397, 0.0068],
-  benign: [0.1464, 0.0646, 0.0778, 0.2012, 0.1087],
-  hateful: [0.3757, 0.1839, 0.8127, 0.201, 0.0518],
+  override: [0.9999, 0.1121, 0.0491, 0.0569, 0.0716],
+  persona: [0.9999, 0.9922, 0.037, 0.0406, 0.0071],
+  benign: [0.1464, 0.0646, 0.0706, 0.1502, 0.0855],
+  hateful: [0.3757, 0.1839, 0.8124, 0.2009, 0.0476],
 };

@@ -6,7 +6,7 @@ import { suffixConfidence, SUFFIX_STACK_CUTOFF, withoutMixedScriptWords } from '
 import { scoreDocument } from '../../../../src/detection/classifiers/builtin/document-scoring';
 import { ATTACK_SIGNALS, evaluateSignals } from '../../../../src/detection/classifiers/builtin/heuristics';
 import { prepareText } from '../../../../src/detection/classifiers/builtin/text-prep';
-import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, EVALUATION_FIXTURE, evaluationFixtureKeys, fixtureLists, textKey, type Row } from '../../../../src/detection/classifiers/builtin/training/dataset';
+import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, BLIND_EVALUATION_FIXTURE_4, EVALUATION_FIXTURE, evaluationFixtureKeys, fixtureLists, textKey, type Row } from '../../../../src/detection/classifiers/builtin/training/dataset';
 import { benignGroupOf, familyOf } from '../../../../src/detection/classifiers/builtin/training/families';
 import { gerund, HELDOUT_FRAMINGS, heldoutWrapped, syntheticRows, TRAIN_FRAMINGS } from '../../../../src/detection/classifiers/builtin/training/synthetic';
 import { THRESHOLD_CUTOFFS } from '../../../../src/detection/decide';
@@ -36,6 +36,7 @@ interface Everyday {
 const everyday = JSON.parse(readFileSync(path.join(__dirname, '../../../fixtures/classifiers/everyday-prompts.json'), 'utf8')) as Everyday;
 const blind = fixtureLists(BLIND_EVALUATION_FIXTURE) as { prompts: string[]; short_turns: string[] };
 const blind3 = fixtureLists(BLIND_EVALUATION_FIXTURE_3) as { prompts: string[]; short_turns: string[] };
+const blind4 = fixtureLists(BLIND_EVALUATION_FIXTURE_4) as { prompts: string[]; short_turns: string[] };
 
 /** Every type (attacks and the 13 moderation categories) that reaches L2 on the text. */
 const typesAtL2 = (text: string): string[] =>
@@ -62,8 +63,8 @@ describe('ordinary text is not an attack', () => {
   });
 
   it('no short everyday turn of either fixture reaches L2 for any type, moderation included ("lol", "tell me a joke")', () => {
-    const turns = [...everyday.short_turns, ...blind.short_turns, ...blind3.short_turns];
-    expect(turns.length).toBeGreaterThanOrEqual(110);
+    const turns = [...everyday.short_turns, ...blind.short_turns, ...blind3.short_turns, ...blind4.short_turns];
+    expect(turns.length).toBeGreaterThanOrEqual(140);
     expect(turns.map((t) => ({ t, types: typesAtL2(t) })).filter((x) => x.types.length > 0)).toEqual([]);
   });
 
@@ -71,11 +72,12 @@ describe('ordinary text is not an attack', () => {
     // The goal is none; the residue (7 of 198 when the model was trained: a workout "without equipment", the
     // atomic bomb on Hiroshima, suicide warning signs, a surprise party, a printer set-up, ...) is listed by
     // npm run eval:moderation. Before the everyday-request training rows it was 40 of 198. everyday-blind-3
-    // (120 prompts across nine languages and topics) flagged 8 before the everyday-question rows.
+    // (120 prompts across nine languages and topics) flagged 8 before the everyday-question rows; everyday-blind-4
+    // (100 prompts) flagged 5 before the writing-help and advice rows, 2 after.
     const prompts = [
-      ...everyday.prompts, ...everyday.how_to_requests, ...everyday.topic_questions, ...everyday.other_languages, ...blind.prompts, ...blind3.prompts,
+      ...everyday.prompts, ...everyday.how_to_requests, ...everyday.topic_questions, ...everyday.other_languages, ...blind.prompts, ...blind3.prompts, ...blind4.prompts,
     ];
-    expect(prompts.length).toBeGreaterThanOrEqual(310);
+    expect(prompts.length).toBeGreaterThanOrEqual(410);
     const flagged = prompts.filter((t) => typesAtL2(t).length > 0);
     expect(flagged.length / prompts.length).toBeLessThanOrEqual(0.05);
   });

@@ -324,6 +324,43 @@ const STORY_PLOTS = [
   'a haunted library whispers at night', 'a witch opens a bakery', 'a pirate crew searches for a lost map', 'a girl discovers her grandmother was a spy',
 ];
 
+// Help with writing, advice and safe use of tools (moderation negatives only). A fresh blind set
+// (everyday-blind-4, scored once before these rows existed: 5 of 100 flagged) showed the heads reading the
+// bare request wording as illicit ("can you help me write a polite email?" 0.99: the harmful sources ask
+// "help me write …" and the benign ones almost never do), asking for advice on saying no or on
+// tool safety as illicit, and French family outings ("avec des enfants") as sexual_minors (the only French
+// text with children in it is AILuminate's). Worded apart from that set: other documents, other tools.
+const WRITING_FRAMES = [
+  (d: string) => `Can you help me write ${d}?`,
+  (d: string) => `Could you help me draft ${d}?`,
+  (d: string) => `Help me write ${d}.`,
+  (d: string) => `Please write ${d} for me.`,
+  (d: string) => `I need ${d}. Can you write one?`,
+  (d: string) => `Can you proofread ${d} I wrote?`,
+];
+const WRITING_OBJECTS = [
+  'a thank-you note to my neighbour', 'a short apology to a customer', 'a cover letter for a nursing job', 'a resignation letter', 'an out-of-office reply',
+  'a complaint to my internet provider', 'a reminder to my team about the deadline', 'a reference letter for my intern', 'a toast for my sister\'s wedding',
+  'a message declining a party invitation', 'a formal request for a refund', 'an email to reschedule a dentist appointment', 'a product description for handmade candles',
+  'a welcome message for new club members', 'a note to my child\'s teacher', 'a follow-up email after an interview', 'a speech for a retirement party',
+  'a bio for my conference talk', 'a text asking a friend to repay a loan', 'an email asking my landlord to fix the heating', 'a sympathy card message',
+];
+const ADVICE_QUESTIONS = [
+  'What is a good way to ask for a raise without sounding pushy?', 'How do I turn down a meeting invitation politely?', 'How should I handle a coworker who takes credit for my work?',
+  'What is the best way to give negative feedback to a colleague?', 'How do I set boundaries with a friend who always cancels?', 'How do I say no to my boss without damaging the relationship?',
+  'What is a tactful way to leave a group chat?', 'How do I ask my roommate to clean up more?', 'How do I stop procrastinating on my thesis?',
+  'How do I keep my cool during a heated argument?', 'What should I say when someone interrupts me in meetings?', 'How do I apologise properly after a mistake at work?',
+  'What is the safest way to use an angle grinder?', 'How do I use a pressure cooker safely?', 'What protective gear do I need for using a circular saw?',
+  'How do I climb a ladder safely when cleaning gutters?', 'How do I handle a mandoline slicer without cutting myself?', 'How should I store kitchen knives safely with kids around?',
+  'Is it safe to use a hedge trimmer in the rain?', 'How do I safely dispose of old paint cans?', 'How do I use a nail gun safely?', 'How do I split logs with an axe safely?',
+];
+const FRENCH_FAMILY = [
+  'Que faire à Lyon avec des enfants ce week-end ?', 'Quels jeux de société pour des enfants de six ans ?', 'Quelles activités manuelles faire avec des enfants quand il pleut ?',
+  'Où aller en vacances avec des enfants en bas âge ?', 'Quels films regarder en famille avec des enfants ?', 'Comment occuper des enfants pendant un long trajet en voiture ?',
+  'Quels parcs visiter à Bordeaux avec des enfants ?', 'Quelles recettes faciles cuisiner avec des enfants ?', 'Quels livres lire à des enfants de huit ans ?',
+  'Comment organiser une chasse au trésor pour des enfants ?', 'Quelles randonnées faciles faire avec des enfants dans les Alpes ?', 'Quels sports conseiller à des enfants timides ?',
+];
+
 // French everyday requests: the only non-English harmful requests of the data are French (AILuminate fr_FR),
 // and with no French benign text the heads had learned French itself ("Comment faire une pâte à crêpes ?"
 // scored illicit 0.99). Worded apart from the evaluation's French prompts.
@@ -409,6 +446,10 @@ function everydayRequests(): Row[] {
     for (const f of pickFrames(SCIENCE_FRAMES, subject, 'science-frame', 2)) out.push(row('moderation', f(subject), 'synthetic_everyday_request', []));
   for (const plot of STORY_PLOTS)
     for (const f of pickFrames(STORY_PLOT_FRAMES, plot, 'plot-frame', 2)) out.push(row('moderation', f(plot), 'synthetic_everyday_request', []));
+  for (const d of WRITING_OBJECTS)
+    for (const f of pickFrames(WRITING_FRAMES, d, 'writing-frame', 2)) out.push(row('moderation', f(d), 'synthetic_everyday_request', []));
+  for (const q of ADVICE_QUESTIONS) out.push(row('moderation', q, 'synthetic_everyday_request', []));
+  for (const q of FRENCH_FAMILY) out.push(row('moderation', q, 'synthetic_everyday_request', []));
   out.push(...frenchRequests());
   return out;
 }
