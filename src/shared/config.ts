@@ -212,6 +212,11 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9:_.{}-]{1,64}$/, 'LIMITS_KEY_PREFIX must be 1 to 64 letters, digits or : _ . - { }')
     .default('svc:limits:'),
+  /**
+   * JSON file of the gateway's upstream providers, model routes, retries and fallback (docs/providers.md);
+   * unset: the single OPENAI_BASE_URL / OPENAI_API_KEY upstream, no retries.
+   */
+  PROVIDERS_FILE: z.preprocess(empty, z.string().optional()),
   /** JSON file of model prices on top of the shipped table (src/gateway/limits/prices.json); docs/configuration.md, "Prices". */
   PRICES_FILE: z.preprocess(empty, z.string().optional()),
   // Classifier model backends (docs/classifier-backends.md). Raw fields only: the mappings are parsed and
