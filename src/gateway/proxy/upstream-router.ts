@@ -229,6 +229,16 @@ export function providerUrl(provider: ProviderConfig, path: string, model: strin
   return `${provider.baseUrl}${prefix}${pathname}?${query.toString()}`;
 }
 
+/**
+ * The `model` the body sends: the target's model; for Azure outside the deployment paths (`/responses`)
+ * its deployment name, which is how those Azure APIs name the model.
+ */
+export function bodyModel(provider: ProviderConfig, path: string, model: string | undefined): string | undefined {
+  if (provider.kind !== 'azure' || model === undefined) return model;
+  const q = path.indexOf('?');
+  return AZURE_DEPLOYMENT_PATHS.has(q < 0 ? path : path.slice(0, q)) ? model : (provider.deployments[model] ?? model);
+}
+
 /** The provider's credential header: `api-key` for Azure, `Authorization: Bearer` otherwise. */
 function providerHeaders(request: FastifyRequest, provider: ProviderConfig, withBody: boolean): Record<string, string> {
   if (provider.kind !== 'azure') return upstreamHeaders(request, provider.apiKey?.reveal(), withBody);
@@ -394,12 +404,14 @@ async function executePlan(
     send: async ({ target, provider: p }) => {
       provider = p.name;
       const model = target.model ?? o.model;
-      const body = o.body && target.model !== undefined && target.model !== o.model ? rewriteModel(o.body, target.model) : o.body;
+      const path = pathOf(o, model);
+      const sent = bodyModel(p, path, model);
+      const body = o.body && sent !== undefined && sent !== o.model ? rewriteModel(o.body, sent) : o.body;
       const started = performance.now();
       const attempt: RecordedAttempt = { provider: p.name, model: model ?? null, status: null, error: null, duration_ms: 0 };
       attempts.push(attempt);
       try {
-        const response = await upstreamRequest(providerUrl(p, pathOf(o, model), model), {
+        const response = await upstreamRequest(providerUrl(p, path, model), {
           method: o.method,
           headers: providerHeaders(request, p, body !== undefined),
           body,

@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import { loadProvidersFile, parseProvidersFile, type ProviderConfig, type ProvidersConfig } from '../../../src/gateway/proxy/providers-file';
 import {
   backoffDelay,
+  bodyModel,
   globMatch,
   nextWait,
   providerUrl,
@@ -188,6 +189,9 @@ describe('request shaping', () => {
     expect(providerUrl(azure, '/embeddings', 'unmapped-model')).toBe('https://my-resource.openai.azure.com/openai/deployments/unmapped-model/embeddings?api-version=2024-10-21');
     expect(providerUrl(azure, '/models?limit=2', undefined)).toBe('https://my-resource.openai.azure.com/openai/models?limit=2&api-version=2024-10-21');
     expect(providerUrl(azure, '/responses', 'gpt-4o')).toBe('https://my-resource.openai.azure.com/openai/responses?api-version=2024-10-21');
+    // There the body names the deployment; on deployment paths the URL does and the body keeps the model.
+    expect([bodyModel(azure, '/responses', 'gpt-4o'), bodyModel(azure, '/chat/completions', 'gpt-4o'), bodyModel(azure, '/responses', 'other')]).toEqual(['gpt-4o-prod', 'gpt-4o', 'other']);
+    expect(bodyModel(config.providers.get('vllm')!, '/responses', 'gpt-4o')).toBe('gpt-4o');
     expect(providerUrl(config.providers.get('vllm')!, '/chat/completions', 'x')).toBe('http://vllm.internal:8000/v1/chat/completions');
   });
 });
