@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { defaultPoolSize } from './worker-pool';
@@ -289,4 +290,22 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   return parsed.data;
+}
+
+/**
+ * The JSON of a file a setting names (PRICES_FILE, PROVIDERS_FILE): a file that cannot be read or is not
+ * JSON is a ConfigError naming the setting and the file, so the process refuses to start.
+ */
+export function readJsonSettingFile(setting: string, file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`${setting}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new ConfigError([`${setting}: ${file} is not valid JSON (${err instanceof Error ? err.message : String(err)})`]);
+  }
 }

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { z } from 'zod';
-import { ConfigError } from '../../shared/config';
+import { ConfigError, readJsonSettingFile } from '../../shared/config';
 import { REDACTED } from '../../shared/logger';
 
 /**
@@ -229,17 +228,5 @@ export function parseProvidersFile(raw: unknown, env: Readonly<Record<string, st
  */
 export function loadProvidersFile(file: string | undefined, env: Readonly<Record<string, string | undefined>>): ProvidersConfig | undefined {
   if (!file) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError([`PROVIDERS_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError([`PROVIDERS_FILE: ${file} is not valid JSON (${err instanceof Error ? err.message : String(err)})`]);
-  }
-  return parseProvidersFile(raw, env, `PROVIDERS_FILE ${file}`);
+  return parseProvidersFile(readJsonSettingFile('PROVIDERS_FILE', file), env, `PROVIDERS_FILE ${file}`);
 }
