@@ -288,9 +288,9 @@ export interface AttemptHooks {
 
 /**
  * Tries the plan's targets in order: each retried while its failure is retryable and it has retries
- * left, then the next target. Returns the first non-retryable answer (a success, or a 4xx that another
- * attempt would not change), else the last answer when every attempt failed with a status; throws the
- * last transport failure when the last attempt failed that way, or at once on a non-retryable one.
+ * left, then the next target. Returns the first non-retryable outcome (a success, a 4xx that another
+ * attempt would not change, a timeout), else the last attempt's outcome (an answer or a transport
+ * failure). Bodies of answers not returned are discarded. Throws only when the wait is aborted.
  */
 export async function runAttempts(plan: AttemptPlan, hooks: AttemptHooks): Promise<AttemptOutcome> {
   let last: AttemptOutcome | undefined;
