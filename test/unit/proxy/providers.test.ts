@@ -249,6 +249,28 @@ describe('attempts: retries and fallback', () => {
     expect(statusOf(t.outcome)).toBe('connect_error');
   });
 
+  it('a client gone during the wait stops everything; the pending answer is discarded', async () => {
+    const pending = answer(503);
+    const body = (pending as { response: Dispatcher.ResponseData }).response.body;
+    const abort = new AbortController();
+    const sent: string[] = [];
+    const run = runAttempts(plan, {
+      send: async (t) => {
+        sent.push(t.provider.name);
+        return pending;
+      },
+      timing: {
+        sleep: (_ms, signal) => new Promise((_resolve, reject) => (signal.aborted ? reject(signal.reason) : signal.addEventListener('abort', () => reject(signal.reason)))),
+        random: () => 1,
+      },
+      signal: abort.signal,
+      now: () => 0,
+    });
+    abort.abort(new Error('client disconnected'));
+    await expect(run).rejects.toThrow('client disconnected');
+    expect([sent, body.destroyed]).toEqual([['a'], true]);
+  });
+
   it('a 4xx other than 429, or a timeout, is final: no retry, no fallback', async () => {
     const r = await run([answer(400), answer(200)]);
     expect([statusOf(r.outcome), r.sent, r.left]).toEqual([400, ['a'], 1]);
