@@ -131,7 +131,7 @@ function installSignalHandlers(running: RunningServices, logger: Logger): void {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-async function serve(config: Config, services: readonly ServiceName[], detectionThread = false): Promise<void> {
+async function serve(config: Config, env: NodeJS.ProcessEnv, services: readonly ServiceName[], detectionThread = false): Promise<void> {
   // Buffered asynchronous stdout: lines go out in writes of 8 KiB or every LOG_FLUSH_MS, not one
   // write per line on the request path. pino flushes what is pending when the process exits.
   const destination = pino.destination({ dest: 1, sync: false, minLength: 8192 });
@@ -146,7 +146,7 @@ async function serve(config: Config, services: readonly ServiceName[], detection
   // The process's own lines; startServices names each service's lines itself (gateway, sensor, detection).
   const logger = root.child({ name: processLogName(services) });
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
-  const running = await startServices({ config, services, logger: root, detectionThread });
+  const running = await startServices({ config, services, logger: root, detectionThread, env });
   // The main thread's heap after a burst (the detection thread runs its own: detection-worker.ts).
   if (config.MEMORY_RECLAIM_IDLE_MS > 0) startIdleReclaim({ idleMs: config.MEMORY_RECLAIM_IDLE_MS });
   installSignalHandlers(running, logger);
@@ -173,11 +173,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   switch (command) {
     case 'all':
       // Detection gets a worker thread (its own core) unless DETECTION_THREAD=false.
-      return serve(config, ALL_SERVICES, config.DETECTION_THREAD);
+      return serve(config, env, ALL_SERVICES, config.DETECTION_THREAD);
     case 'detection':
     case 'gateway':
     case 'sensor':
-      return serve(config, [command]);
+      return serve(config, env, [command]);
     case 'migrate':
       return migrate(config);
     case 'create-org':

@@ -13,6 +13,7 @@ import { MemoryLimitStore } from './gateway/limits/memory-store';
 import { closeRedis, connectRedis } from './gateway/limits/redis-client';
 import { ResilientLimitStore } from './gateway/limits/redis-store';
 import { loadPriceTable } from './gateway/limits/prices';
+import { loadProvidersFile } from './gateway/proxy/providers-file';
 import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
 import { ManagementTrail } from './management/audit-trail/management-trail';
 import { AlertNotifier } from './management/events/alert-notifier';
@@ -78,6 +79,8 @@ export interface StartOptions {
   logger: Logger;
   /** Time source of the rate limits (tests move it across minutes and UTC days); Date.now by default. */
   clock?: () => number;
+  /** The environment PROVIDERS_FILE's `api_key_env` variables are read from (main.ts passes process.env); none when absent. */
+  env?: Readonly<Record<string, string | undefined>>;
   /**
    * Run the detection service in a worker thread of this process (its own event loop and core; the
    * gateway and sensor still reach it over gRPC). Only from the compiled JavaScript; default false.
@@ -129,6 +132,8 @@ export async function startServices(options: StartOptions): Promise<RunningServi
   const wanted = new Set(options.services);
   // Read first: a bad PRICES_FILE stops the start before anything is opened.
   const prices = wanted.has('gateway') || wanted.has('sensor') ? loadPriceTable(config.PRICES_FILE) : undefined;
+  // Likewise a bad PROVIDERS_FILE (or a key variable it names that is not set).
+  const providers = wanted.has('gateway') ? loadProvidersFile(config.PROVIDERS_FILE, options.env ?? {}) : undefined;
   // Every line carries the name of the service it is about (see processLogName); the root logger has none.
   const named = (name: string) => options.logger.child({ name });
   const logger = named(processLogName(options.services));
@@ -300,6 +305,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
           apiKey: config.OPENAI_API_KEY,
           timeoutMs: config.UPSTREAM_TIMEOUT_MS,
           streamWindowChars: config.STREAM_SCAN_WINDOW_CHARS,
+          providers,
         },
         probes,
         health,

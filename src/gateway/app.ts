@@ -15,6 +15,7 @@ import type { HttpMetrics } from '../shared/metrics/process-metrics';
 import { registerMetricsRoute, type MetricsEndpoint } from '../shared/metrics/metrics-endpoint';
 import { graphqlPlugin } from './graphql/graphql.plugin';
 import type { LimitsService } from './limits/limits.service';
+import type { ProvidersConfig } from './proxy/providers-file';
 import { registerChatCompletionsRoutes, type UpstreamCallDeps } from './routes/chat-completions.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
 import { registerModelsRoutes } from './routes/models.routes';
@@ -38,7 +39,8 @@ export interface GatewayDeps {
   /** The management audit trail (read by GET /v1/management_events/ and the GraphQL query). */
   trail: ManagementTrail;
   audit: AuditSinks;
-  upstream: { baseUrl: string; apiKey?: string; timeoutMs: number; streamWindowChars: number };
+  /** `providers`: PROVIDERS_FILE (docs/providers.md); the single baseUrl / apiKey upstream when absent. */
+  upstream: { baseUrl: string; apiKey?: string; timeoutMs: number; streamWindowChars: number; providers?: ProvidersConfig };
   probes: Record<string, HealthProbe>;
   /** Degradable probes and extra fields of /health; readiness (drain state, cache, budget) of /health/ready. */
   health?: Pick<HealthOptions, 'degradable' | 'info' | 'readiness'>;
@@ -83,6 +85,7 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
     upstreamBaseUrl: deps.upstream.baseUrl,
     upstreamApiKey: deps.upstream.apiKey,
     upstreamTimeoutMs: deps.upstream.timeoutMs,
+    providers: deps.upstream.providers,
     metrics: deps.metrics,
   };
   const traffic = { auth: deps.auth, audit: deps.audit, limits: deps.limits, ...upstream };

@@ -82,6 +82,18 @@ export const eventViewSchema = z
     fail_reason: z.string().nullable(),
     unscanned_content: z.array(z.string()),
     request_id: z.string().nullable().meta({ description: "The request's X-Request-Id (the client's valid one, else generated); null on events recorded before request ids were stored" }),
+    provider: z.string().nullable().meta({ description: 'The upstream provider of the answer (the last one tried; `openai` for the single OPENAI_BASE_URL upstream); null when nothing went upstream or several were asked (GET /v1/models with PROVIDERS_FILE)' }),
+    upstream_attempts: z
+      .array(
+        z.strictObject({
+          provider: z.string(),
+          model: z.string().nullable().meta({ description: 'The model asked of that provider' }),
+          status: z.number().int().nullable().meta({ description: 'The status it answered; null when it did not answer (see error)' }),
+          error: z.string().nullable().meta({ description: 'connect_error, connect_timeout, connection_reset, timeout, transport_error or aborted; null when it answered' }),
+          duration_ms: z.number(),
+        }),
+      )
+      .meta({ description: 'Every attempt at an upstream provider, in order (retries and fallbacks each add one; docs/providers.md); empty when nothing went upstream' }),
     created_at: timestamp,
   })
   .meta({ title: 'SecurityEvent' });

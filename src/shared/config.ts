@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { defaultPoolSize } from './worker-pool';
@@ -212,6 +213,11 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9:_.{}-]{1,64}$/, 'LIMITS_KEY_PREFIX must be 1 to 64 letters, digits or : _ . - { }')
     .default('svc:limits:'),
+  /**
+   * JSON file of the gateway's upstream providers, model routes, retries and fallback (docs/providers.md);
+   * unset: the single OPENAI_BASE_URL / OPENAI_API_KEY upstream, no retries.
+   */
+  PROVIDERS_FILE: z.preprocess(empty, z.string().optional()),
   /** JSON file of model prices on top of the shipped table (src/gateway/limits/prices.json); docs/configuration.md, "Prices". */
   PRICES_FILE: z.preprocess(empty, z.string().optional()),
   // Classifier model backends (docs/classifier-backends.md). Raw fields only: the mappings are parsed and
@@ -284,4 +290,22 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   return parsed.data;
+}
+
+/**
+ * The JSON of a file a setting names (PRICES_FILE, PROVIDERS_FILE): a file that cannot be read or is not
+ * JSON is a ConfigError naming the setting and the file, so the process refuses to start.
+ */
+export function readJsonSettingFile(setting: string, file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`${setting}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new ConfigError([`${setting}: ${file} is not valid JSON (${err instanceof Error ? err.message : String(err)})`]);
+  }
 }

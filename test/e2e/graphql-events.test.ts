@@ -10,7 +10,7 @@ import { postJson, startTestServices, type TestServices } from '../helpers/servi
  * must answer exactly the same for the same filters (same service method, same zod schema).
  */
 
-const EVENT_FIELDS = 'id project_id path session_id model input_tokens findings { type confidence action matches { path start end signal score } } blocked response_status latency_ms fail_reason unscanned_content request_id created_at';
+const EVENT_FIELDS = 'id project_id path session_id model input_tokens findings { type confidence action matches { path start end signal score } } blocked response_status latency_ms fail_reason unscanned_content request_id provider upstream_attempts { provider model status error duration_ms } created_at';
 const SESSION_FIELDS = 'session_id count blocked_count first_seen last_seen models';
 
 const EVENTS_Q = `query($limit: Int, $offset: Int, $path: String, $session_id: String, $project_id: ID, $blocked: Boolean, $since: String, $until: String) {
@@ -19,7 +19,7 @@ const EVENTS_Q = `query($limit: Int, $offset: Int, $path: String, $session_id: S
 const SESSIONS_Q = `query($limit: Int, $offset: Int, $project_id: ID, $since: String, $until: String) {
   sessions(limit: $limit, offset: $offset, project_id: $project_id, since: $since, until: $until) { count results { ${SESSION_FIELDS} } } }`;
 
-const REST_EVENT_KEYS = ['blocked', 'created_at', 'fail_reason', 'findings', 'id', 'input_tokens', 'latency_ms', 'model', 'path', 'project_id', 'request_id', 'response_status', 'session_id', 'unscanned_content'];
+const REST_EVENT_KEYS = ['blocked', 'created_at', 'fail_reason', 'findings', 'id', 'input_tokens', 'latency_ms', 'model', 'path', 'project_id', 'provider', 'request_id', 'response_status', 'session_id', 'unscanned_content', 'upstream_attempts'];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const queryString = (args: Record<string, unknown>) =>

@@ -31,6 +31,10 @@ export interface FakeOpenAI {
   legacy: boolean;
   /** Dimensions of the vectors POST /v1/embeddings answers (unless the request sets `dimensions`). */
   embeddingDims: number;
+  /** Answers of the next requests, one each, before any other behaviour (an OpenAI error body with that status and headers). */
+  failures: Array<{ status: number; headers?: Record<string, string> }>;
+  /** Stream answers: the connection is destroyed after this many events (a provider failing mid-stream); null = never. */
+  cutStreamAfter: number | null;
   /** The bytes of the last answer, exactly as sent (a JSON body, or the whole stream). */
   lastSent: string;
   close(): Promise<void>;
@@ -88,13 +92,19 @@ function answerEmbeddings(fake: FakeOpenAI, body: Buffer, res: ServerResponse): 
 }
 
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
-  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, errorBody: null, chunkDelayMs: 1, jsonDelayMs: 0, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '', models: [...FAKE_MODELS], embeddingDims: 8 } as unknown as FakeOpenAI;
+  const fake = { received: [], pieces: ['Hello', ' from', ' the fake', ' upstream.'], errorStatus: null, errorBody: null, chunkDelayMs: 1, jsonDelayMs: 0, aborted: 0, messageExtra: null, deltas: null, legacy: false, lastSent: '', models: [...FAKE_MODELS], embeddingDims: 8, failures: [], cutStreamAfter: null } as unknown as FakeOpenAI;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       fake.received.push({ method: req.method, url: req.url, headers: req.headers, body });
+      const failure = fake.failures.shift();
+      if (failure) {
+        res.writeHead(failure.status, { 'content-type': 'application/json', ...failure.headers });
+        res.end(JSON.stringify({ error: { message: `Scripted failure ${failure.status}`, type: 'server_error', param: null, code: null } }));
+        return;
+      }
       if (fake.errorStatus) {
         res.writeHead(fake.errorStatus, { 'content-type': 'application/json' });
         res.end(JSON.stringify(fake.errorBody ?? { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
@@ -139,6 +149,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const tick = () => {
         if (res.destroyed) return;
         if (i >= events.length) return void res.end();
+        if (fake.cutStreamAfter !== null && i >= fake.cutStreamAfter) return void res.destroy();
         res.write(events[i++]);
         setTimeout(tick, fake.chunkDelayMs);
       };

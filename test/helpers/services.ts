@@ -60,7 +60,7 @@ export async function startAnotherInstance(
     ...options.env,
   });
   const logs = new LogCapture();
-  const running = await startServices({ config, services: options.services, logger: createLogger({ level: 'info', destination: logs }), clock: options.clock });
+  const running = await startServices({ config, services: options.services, logger: createLogger({ level: 'info', destination: logs }), clock: options.clock, env: options.env });
   return { running, gatewayUrl: running.gatewayUrl ?? '', logs };
 }
 
@@ -89,7 +89,7 @@ export async function startTestServices(
   const logger = createLogger({ level: config.LOG_LEVEL, destination: logs });
   let running: RunningServices;
   try {
-    running = await startServices({ config, services: options.services ?? ALL_SERVICES, logger, clock: options.clock });
+    running = await startServices({ config, services: options.services ?? ALL_SERVICES, logger, clock: options.clock, env: options.env });
   } catch (err) {
     await db.cleanup();
     throw err;

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../../shared/config';
+import { ConfigError, readJsonSettingFile } from '../../shared/config';
 import SHIPPED_FILE from './prices.json';
 
 /**
@@ -85,19 +84,7 @@ export const DEFAULT_PRICE: Price = SHIPPED_PRICES.defaultPrice;
  */
 export function loadPriceTable(file: string | undefined): PriceTable {
   if (!file) return SHIPPED_PRICES;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError([`PRICES_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError([`PRICES_FILE: ${file} is not valid JSON (${err instanceof Error ? err.message : String(err)})`]);
-  }
-  return SHIPPED_PRICES.withOverrides(parsePriceFile(raw, `PRICES_FILE ${file}`));
+  return SHIPPED_PRICES.withOverrides(parsePriceFile(readJsonSettingFile('PRICES_FILE', file), `PRICES_FILE ${file}`));
 }
 
 /** The price of a model in the shipped table (LimitsService uses the table in force). */

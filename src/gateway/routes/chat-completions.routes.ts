@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { request as upstreamRequest, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { auditHooks, type AuditSinks } from '../../management/events/audit.hook';
 import type { AuthContext, ProjectAuthService } from '../../management/projects/project-auth.service';
 import { authOf, requireBearerKey } from '../../management/projects/request-auth';
@@ -10,11 +10,14 @@ import { repeatsJsonKey } from '../../shared/http/json-structure-guard';
 import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../../shared/http/openapi';
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
-import type { HttpMetrics } from '../../shared/metrics/process-metrics';
 import { blockedStreamTail, chatStreamTexts, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.schema';
 import { relayGuardedStream } from '../proxy/guarded-stream';
 import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scanInputStage, scansOutput, scanStage, setOutputRiskHeaders } from '../proxy/output-scan';
-import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamRepeatsKeyError, upstreamTransportError } from '../../shared/http/upstream';
+import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamRepeatsKeyError } from '../../shared/http/upstream';
+import { callUpstream, type UpstreamCallDeps } from '../proxy/upstream-router';
+
+// The upstream call lives in proxy/upstream-router.ts (providers, routes, retries, fallback); every proxy route imports it from here.
+export { callUpstream, upstreamHeaders, type UpstreamCallDeps, type UpstreamCallOptions } from '../proxy/upstream-router';
 
 export interface ChatRouteDeps extends UpstreamCallDeps {
   auth: ProjectAuthService;
@@ -25,9 +28,6 @@ export interface ChatRouteDeps extends UpstreamCallDeps {
   limits?: LimitsService;
 }
 
-/** Request headers passed to the upstream (the caller's Authorization — our key — never is). */
-const FORWARDED = /^(accept|accept-language|user-agent|openai-organization|openai-project|openai-beta|x-stainless-[a-z-]+|idempotency-key)$/;
-
 const blockedTypes = (cats: readonly DetectCategory[]) => cats.filter((c) => c.action === 'block').map((c) => c.type);
 
 /** The 403 security_block of a blocked request (input_blocked) or answer (output_blocked). */
@@ -37,56 +37,6 @@ export function securityBlock(stage: 'input' | 'output', verdict: { categories: 
   return new AppError('security_block', `The ${stage === 'input' ? 'request' : 'response'} was blocked by the security policy: ${what}`, {
     code: stage === 'input' ? 'input_blocked' : 'output_blocked',
   });
-}
-
-/** The upstream request's headers: the forwarded client headers and the gateway's own credential (`withBody`: a JSON content type). */
-export function upstreamHeaders(request: FastifyRequest, apiKey: string | undefined, withBody = true): Record<string, string> {
-  const out: Record<string, string> = withBody ? { 'content-type': 'application/json' } : {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string' && FORWARDED.test(name)) out[name] = value;
-  }
-  if (apiKey) out.authorization = `Bearer ${apiKey}`;
-  return out;
-}
-
-/** What a gateway route needs to call the OpenAI-compatible upstream. */
-export interface UpstreamCallDeps {
-  /** OPENAI_BASE_URL (with its /v1). */
-  upstreamBaseUrl: string;
-  /** OPENAI_API_KEY: the gateway's own upstream credential (a caller's gateway key never goes upstream). */
-  upstreamApiKey?: string;
-  upstreamTimeoutMs?: number;
-  /** Upstream latency and error statuses (docs/metrics.md). */
-  metrics?: HttpMetrics;
-}
-
-/**
- * One call to the upstream (`path` below OPENAI_BASE_URL): the forwarded headers and the gateway's own
- * credential, the timeouts, the caller's abort; a transport failure becomes our 502/504 error, and the
- * time to the answer's headers is recorded.
- */
-export async function callUpstream(
-  deps: UpstreamCallDeps,
-  request: FastifyRequest,
-  signal: AbortSignal,
-  o: { method: 'GET' | 'POST'; path: string; body?: Buffer },
-): Promise<Dispatcher.ResponseData> {
-  const upstreamStarted = performance.now();
-  let upstream: Dispatcher.ResponseData;
-  try {
-    upstream = await upstreamRequest(`${deps.upstreamBaseUrl}${o.path}`, {
-      method: o.method,
-      headers: upstreamHeaders(request, deps.upstreamApiKey, o.body !== undefined),
-      body: o.body,
-      signal,
-      headersTimeout: deps.upstreamTimeoutMs ?? 600_000,
-      bodyTimeout: deps.upstreamTimeoutMs ?? 600_000,
-    });
-  } catch (err) {
-    throw upstreamTransportError(err);
-  }
-  deps.metrics?.upstreamAnswered(upstreamStarted, upstream.statusCode);
-  return upstream;
 }
 
 /**
@@ -147,7 +97,7 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
       deny: (verdict) => securityBlock('input', verdict),
     });
 
-    const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/chat/completions', body: request.rawBody ?? Buffer.alloc(0) });
+    const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/chat/completions', body: request.rawBody ?? Buffer.alloc(0), model: chat.model ?? undefined });
     if (upstream.statusCode >= 400) throw await upstreamError({ deps, ctx, request, reply, upstream, input });
     const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
     // Policy limits: counts the streamed output tokens and cuts the stream at max_output_tokens.

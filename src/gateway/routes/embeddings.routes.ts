@@ -88,7 +88,7 @@ export function registerEmbeddingsRoutes(app: FastifyInstance, deps: EmbeddingsR
       });
     }
 
-    const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/embeddings', body: request.rawBody ?? Buffer.alloc(0) });
+    const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/embeddings', body: request.rawBody ?? Buffer.alloc(0), model: embeddings.model });
     // The upstream's status, message and code in our envelope (it can only echo input that was scanned).
     if (upstream.statusCode >= 400) throw await plainUpstreamError(upstream);
     reply.status(upstream.statusCode);

@@ -6,11 +6,11 @@ import { eventToJson, sanitizeEvent, type AuditEvent } from './audit-sanitizer';
 
 const COLUMNS = [
   'id', 'organization_id', 'project_id', 'kind', 'path', 'session_id', 'model', 'input_tokens', 'findings', 'blocked',
-  'response_status', 'latency_ms', 'client_ip', 'fail_reason', 'unscanned_content', 'request_id', 'created_at',
+  'response_status', 'latency_ms', 'client_ip', 'fail_reason', 'unscanned_content', 'request_id', 'provider', 'upstream_attempts', 'created_at',
 ];
 const CAST = [
   'uuid[]', 'uuid[]', 'uuid[]', 'text[]', 'text[]', 'text[]', 'text[]', 'int[]', 'jsonb[]', 'bool[]', 'int[]', 'float8[]', 'text[]', 'text[]', 'jsonb[]',
-  'text[]', 'timestamptz[]',
+  'text[]', 'text[]', 'jsonb[]', 'timestamptz[]',
 ];
 const INSERT_SQL = `INSERT INTO security_events (${COLUMNS.join(', ')})
   SELECT * FROM unnest(${CAST.map((c, i) => `$${i + 1}::${c}`).join(', ')})
@@ -113,6 +113,8 @@ export class AuditBatchInserter {
         col((e) => e.failReason ?? null),
         col((e) => (e.unscannedContent && e.unscannedContent.length > 0 ? JSON.stringify(e.unscannedContent) : null)),
         col((e) => e.requestId ?? null),
+        col((e) => e.provider ?? null),
+        col((e) => (e.upstreamAttempts && e.upstreamAttempts.length > 0 ? JSON.stringify(e.upstreamAttempts) : null)),
         col((e) => e.createdAt.toISOString()),
       ]);
       return undefined;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { RecordedFinding, SecurityEventKind } from '../../storage/entities/security-event.entity';
+import type { RecordedAttempt, RecordedFinding, SecurityEventKind } from '../../storage/entities/security-event.entity';
 
 /** Why a request failed closed: detection could not be reached / errored, or overran its deadline. */
 export type FailReason = 'detection_unavailable' | 'detection_timeout';
@@ -32,11 +32,17 @@ export interface AuditEvent {
   unscannedContent?: string[] | null;
   /** The request's X-Request-Id; null or absent when unknown (events spooled before it was recorded). */
   requestId?: string | null;
+  /** The upstream provider of the answer; null or absent when nothing went upstream. */
+  provider?: string | null;
+  /** Every attempt at an upstream provider (bounded: MAX_ATTEMPTS); null or absent when none. */
+  upstreamAttempts?: RecordedAttempt[] | null;
   createdAt: Date;
 }
 
 /** Column limits of security_events (the migration's varchar lengths). */
-export const COLUMN_LIMITS = { kind: 32, path: 512, sessionId: 128, model: 200, clientIp: 64, requestId: 128 } as const;
+export const COLUMN_LIMITS = { kind: 32, path: 512, sessionId: 128, model: 200, clientIp: 64, requestId: 128, provider: 64 } as const;
+/** upstream_attempts: at most this many entries are kept (retries × targets is bounded by the providers file anyway). */
+const MAX_ATTEMPTS = 100;
 /** unscanned_content: at most this many paths of at most this many characters (the writer bounds them already). */
 const UNSCANNED_LIMITS = { paths: 200, chars: 512 } as const;
 const INT4_MAX = 2_147_483_647;
@@ -75,6 +81,18 @@ function cleanPaths(paths: unknown): string[] | null {
   return paths.slice(0, UNSCANNED_LIMITS.paths).map((p) => cleanText(String(p), UNSCANNED_LIMITS.chars));
 }
 
+function cleanAttempts(attempts: unknown): RecordedAttempt[] | null {
+  if (!Array.isArray(attempts) || attempts.length === 0) return null;
+  const text = (v: unknown, max: number) => (typeof v === 'string' ? cleanText(v, max) : null);
+  return attempts.slice(0, MAX_ATTEMPTS).map((a: Partial<RecordedAttempt>) => ({
+    provider: text(a?.provider, COLUMN_LIMITS.provider) ?? '',
+    model: text(a?.model, COLUMN_LIMITS.model),
+    status: typeof a?.status === 'number' ? int4(a.status) : null,
+    error: text(a?.error, 64),
+    duration_ms: typeof a?.duration_ms === 'number' && Number.isFinite(a.duration_ms) ? a.duration_ms : 0,
+  }));
+}
+
 function cleanFindings(findings: unknown): RecordedFinding[] {
   try {
     // A JSON round trip drops what jsonb cannot hold (functions, undefined) and fails on cycles/bigints.
@@ -109,6 +127,8 @@ export function sanitizeEvent(e: AuditEvent): AuditEvent {
     failReason: e.failReason && FAIL_REASONS.includes(e.failReason) ? e.failReason : null,
     unscannedContent: cleanPaths(e.unscannedContent),
     requestId: cleanNullable(e.requestId, COLUMN_LIMITS.requestId),
+    provider: cleanNullable(e.provider, COLUMN_LIMITS.provider),
+    upstreamAttempts: cleanAttempts(e.upstreamAttempts),
     createdAt: created,
   };
 }
@@ -135,6 +155,11 @@ const spooledEventSchema = z.object({
   failReason: z.enum(['detection_unavailable', 'detection_timeout']).nullable().optional(),
   unscannedContent: z.array(z.string()).nullable().optional(),
   requestId: z.string().nullable().optional(),
+  provider: z.string().nullable().optional(),
+  upstreamAttempts: z
+    .array(z.object({ provider: z.string(), model: z.string().nullable(), status: z.number().nullable(), error: z.string().nullable(), duration_ms: z.number() }))
+    .nullable()
+    .optional(),
   createdAt: z.iso.datetime({ offset: true }),
 });
 

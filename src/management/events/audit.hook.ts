@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isAppError } from '../../shared/errors';
 import { inlineTokenCounter, type AuditTokenCounter } from '../../shared/token-counter';
-import type { RecordedFinding } from '../../storage/entities/security-event.entity';
+import type { RecordedAttempt, RecordedFinding } from '../../storage/entities/security-event.entity';
 import type { AlertNotifier } from './alert-notifier';
 import type { AuditEvent, AuditWriter, FailReason } from './audit-writer';
 
@@ -19,6 +19,10 @@ export interface AuditDraft {
   failReason?: FailReason;
   /** JSON paths of request content no detector could read (bounded). */
   unscannedContent?: string[];
+  /** The upstream provider of the answer (callUpstream notes it). */
+  provider?: string;
+  /** Every attempt at an upstream provider, in order (callUpstream notes them). */
+  upstreamAttempts?: RecordedAttempt[];
 }
 
 declare module 'fastify' {
@@ -117,6 +121,8 @@ export function auditResponses(sinks: AuditSinks) {
       failReason: draft.failReason ?? null,
       unscannedContent: draft.unscannedContent ?? null,
       requestId: String(request.id),
+      provider: draft.provider ?? null,
+      upstreamAttempts: draft.upstreamAttempts ?? null,
       createdAt: new Date(),
     };
     const tokens = ctx ? (draft.inputTokens ?? tokensOf(request, draft.countTexts, sinks)) : null;

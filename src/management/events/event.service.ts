@@ -1,5 +1,5 @@
 import type { Storage } from '../../storage/data-source';
-import type { RecordedFinding, RecordedMatch } from '../../storage/entities/security-event.entity';
+import type { RecordedAttempt, RecordedFinding, RecordedMatch } from '../../storage/entities/security-event.entity';
 import { isoString, SqlFilter } from '../query-helpers';
 import type { Page } from '../views';
 import type { ListEventsQuery, ListSessionsQuery } from './event.schemas';
@@ -28,6 +28,10 @@ export interface EventView {
   unscanned_content: string[];
   /** The request's X-Request-Id (echoed to the client); null on events recorded before it was stored. */
   request_id: string | null;
+  /** The upstream provider of the answer (the last one tried); null when nothing went upstream. */
+  provider: string | null;
+  /** Every attempt at an upstream provider, in order: provider, model, status or error, duration_ms; [] when none. */
+  upstream_attempts: RecordedAttempt[];
   created_at: string;
 }
 
@@ -67,7 +71,7 @@ export class EventService {
     const w = where(organizationId, q);
     const [total] = await this.storage.query<{ n: number }>(`SELECT count(*)::int AS n FROM security_events WHERE ${w.sql}`, w.params);
     const rows = await this.storage.query<Record<string, any>>(
-      `SELECT id, project_id, path, session_id, model, input_tokens, findings, blocked, response_status, latency_ms, fail_reason, unscanned_content, request_id, created_at
+      `SELECT id, project_id, path, session_id, model, input_tokens, findings, blocked, response_status, latency_ms, fail_reason, unscanned_content, request_id, provider, upstream_attempts, created_at
          FROM security_events WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
       w.params,
     );
@@ -87,6 +91,8 @@ export class EventService {
         fail_reason: r.fail_reason ?? null,
         unscanned_content: Array.isArray(r.unscanned_content) ? r.unscanned_content : [],
         request_id: r.request_id ?? null,
+        provider: r.provider ?? null,
+        upstream_attempts: Array.isArray(r.upstream_attempts) ? r.upstream_attempts : [],
         created_at: isoString(r.created_at),
       })),
     };

@@ -18,7 +18,8 @@ import { cache1, cache2, cache3, cacheByStatus } from './label-cache';
 
 export type MetricsService = 'gateway' | 'sensor';
 export type FailOpenReason = 'detector_failed' | 'unscannable_content';
-export type UpstreamProvider = 'openai' | 'anthropic';
+/** The sensor's `anthropic`; the gateway's `openai` (OPENAI_BASE_URL), or a PROVIDERS_FILE provider name. */
+export type UpstreamProvider = string;
 
 /** The text of another registry appended to this process's scrape. */
 export type MetricsSource = () => Promise<string>;
@@ -107,6 +108,21 @@ export class ProcessMetrics {
     'csg_upstream_errors_total',
     'Upstream provider failures: transport (timeout, unavailable), unusable answers (invalid, too_large) and error statuses (http_4xx, http_5xx)',
     ['service', 'provider', 'kind'],
+  );
+  readonly upstreamAttempts = this.counter(
+    'csg_upstream_attempts_total',
+    'Attempts at an upstream provider, by outcome: the answer\'s status class (2xx, 3xx, 4xx, 429, 5xx) or a transport failure (connect_error, connect_timeout, connection_reset, timeout, transport_error, aborted)',
+    ['service', 'provider', 'outcome'],
+  );
+  readonly upstreamRetries = this.counter(
+    'csg_upstream_retries_total',
+    'Retries of the same upstream provider after a 429, 5xx or connection failure (PROVIDERS_FILE)',
+    ['service', 'provider'],
+  );
+  readonly upstreamFallbacks = this.counter(
+    'csg_upstream_fallbacks_total',
+    'Requests passed on to the next target of their route after a provider failed retryably (PROVIDERS_FILE)',
+    ['service', 'from_provider', 'to_provider'],
   );
   private tenantRequests?: Counter<'service' | 'organization_id' | 'project_id' | 'status'>;
   private tenantBlocked?: Counter<'service' | 'organization_id' | 'project_id'>;
@@ -232,6 +248,9 @@ export class HttpMetrics {
   private readonly upstreamSeconds: (provider: string) => { observe(v: number): void };
   private readonly upstreamErrors: (provider: string, kind: string) => { inc(): void };
   private readonly overloaded: { inc(): void };
+  private readonly attempts: (provider: string, outcome: string) => { inc(): void };
+  private readonly retries: (provider: string) => { inc(): void };
+  private readonly fallbacks: (from: string, to: string) => { inc(): void };
 
   constructor(
     private readonly m: ProcessMetrics,
@@ -250,6 +269,9 @@ export class HttpMetrics {
     this.upstreamSeconds = cache1((provider) => m.upstreamDuration.child(service, provider));
     this.upstreamErrors = cache2((provider, kind) => m.upstreamErrors.child(service, provider, kind));
     this.overloaded = m.overloaded.child(service);
+    this.attempts = cache2((provider, outcome) => m.upstreamAttempts.child(service, provider, outcome));
+    this.retries = cache1((provider) => m.upstreamRetries.child(service, provider));
+    this.fallbacks = cache2((from, to) => m.upstreamFallbacks.child(service, from, to));
   }
 
   /** The provider the service relays to (the gateway: openai; the sensor: anthropic). */
@@ -267,8 +289,8 @@ export class HttpMetrics {
       this.onResponse(request, reply);
       done();
     });
-    app.addHook('onError', (_request: FastifyRequest, _reply: FastifyReply, error: unknown, done: () => void) => {
-      this.onError(error);
+    app.addHook('onError', (request: FastifyRequest, _reply: FastifyReply, error: unknown, done: () => void) => {
+      this.onError(error, request.audit?.provider);
       done();
     });
   }
@@ -289,7 +311,8 @@ export class HttpMetrics {
     }
   }
 
-  private onError(error: unknown): void {
+  /** `provider`: the one the request's audit draft names (callUpstream notes it), else this service's. */
+  private onError(error: unknown, provider: string | undefined): void {
     if (!isAppError(error) || error.relayed) return;
     if (error.type === 'rate_limit') {
       const scope = error.details?.scope;
@@ -298,15 +321,29 @@ export class HttpMetrics {
       this.overloaded.inc();
     } else if (error.code.startsWith('upstream_')) {
       // upstream_timeout / upstream_unavailable / upstream_invalid / upstream_too_large (ours, not relayed).
-      this.upstreamErrors(this.provider, error.code.slice('upstream_'.length)).inc();
+      this.upstreamErrors(provider ?? this.provider, error.code.slice('upstream_'.length)).inc();
     }
   }
 
-  /** An upstream answer's headers arrived: its latency (from `startedAt`, performance.now()) and an error status. */
-  upstreamAnswered(startedAt: number, status: number): void {
-    this.upstreamSeconds(this.provider).observe((performance.now() - startedAt) / 1000);
-    if (status >= 500) this.upstreamErrors(this.provider, 'http_5xx').inc();
-    else if (status >= 400) this.upstreamErrors(this.provider, 'http_4xx').inc();
+  /** An upstream answer's headers arrived: its latency (from `startedAt`, performance.now()), the attempt and an error status. */
+  upstreamAnswered(startedAt: number, status: number, provider: string = this.provider): void {
+    this.upstreamSeconds(provider).observe((performance.now() - startedAt) / 1000);
+    this.attempts(provider, status === 429 ? '429' : `${Math.floor(status / 100)}xx`).inc();
+    if (status >= 500) this.upstreamErrors(provider, 'http_5xx').inc();
+    else if (status >= 400) this.upstreamErrors(provider, 'http_4xx').inc();
+  }
+
+  /** An attempt that got no answer (`kind`: connect_error, timeout, ...); the request's final failure is counted by onError. */
+  upstreamAttemptFailed(provider: string, kind: string): void {
+    this.attempts(provider, kind).inc();
+  }
+
+  upstreamRetry(provider: string): void {
+    this.retries(provider).inc();
+  }
+
+  upstreamFallback(from: string, to: string): void {
+    this.fallbacks(from, to).inc();
   }
 
   /** The detection client of this service, counting verdicts (categories, fail-open) and timing Detect calls. */

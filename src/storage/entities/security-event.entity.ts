@@ -20,6 +20,19 @@ export interface RecordedFinding {
   matches?: RecordedMatch[];
 }
 
+/** One attempt of a request at an upstream provider (retries and fallbacks each add one). */
+export interface RecordedAttempt {
+  /** The provider's name (PROVIDERS_FILE), `openai` for the single OPENAI_BASE_URL upstream. */
+  provider: string;
+  /** The model asked of that provider (a route target may name another than the caller's). */
+  model: string | null;
+  /** The answer's status; null when none came (see error). */
+  status: number | null;
+  /** A transport failure: connect_error, connect_timeout, connection_reset, timeout, transport_error, aborted. */
+  error: string | null;
+  duration_ms: number;
+}
+
 export type SecurityEventKind = 'request' | 'auth_failed';
 
 @Entity({ name: 'security_events' })
@@ -75,6 +88,14 @@ export class SecurityEventEntity {
   /** The request's X-Request-Id (the client's valid one, else generated); null on events before it was recorded. */
   @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
   requestId!: string | null;
+
+  /** The upstream provider that gave the answer (the last one tried); null when nothing went upstream. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  provider!: string | null;
+
+  /** Every attempt at an upstream provider, in order; null when nothing went upstream. */
+  @Column({ name: 'upstream_attempts', type: 'jsonb', nullable: true })
+  upstreamAttempts!: RecordedAttempt[] | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

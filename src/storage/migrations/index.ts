@@ -5,6 +5,7 @@ import { UnscannableContent1764350000000 } from './1764350000000-unscannable-con
 import { ProjectKeyScope1764400000000 } from './1764400000000-project-key-scope';
 import { AuditRequestId1764500000000 } from './1764500000000-audit-request-id';
 import { ManagementEvents1764600000000 } from './1764600000000-management-events';
+import { UpstreamAttempts1764700000000 } from './1764700000000-upstream-attempts';
 
 /** Every migration, in order. New migrations are appended here (no glob loading: works from src and dist alike). */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   ProjectKeyScope1764400000000,
   AuditRequestId1764500000000,
   ManagementEvents1764600000000,
+  UpstreamAttempts1764700000000,
 ];
