@@ -28,6 +28,11 @@ export class SqlFilter {
     this.parts.push(sql.replace('?', `$${this.params.length}`));
   }
 
+  /** A condition without a value (a fixed SQL fragment, never user text). */
+  addCondition(sql: string): void {
+    this.parts.push(sql);
+  }
+
   get sql(): string {
     return this.parts.join(' AND ');
   }

@@ -11,6 +11,7 @@ import {
 } from '../shared/policy';
 import type { ManagementEventView } from './audit-trail/management-trail';
 import { keyScopeSchema } from './projects/project.schemas';
+import { decisionSchema } from './events/event.schemas';
 import { MANAGEMENT_ACTIONS, MANAGEMENT_ENTITY_TYPES } from './audit-trail/management-trail.schemas';
 import type { EventView, SessionSummaryView } from './events/event.service';
 import type { CreatedOrganizationView } from './organizations/organization.service';
@@ -77,6 +78,7 @@ export const eventViewSchema = z
     input_tokens: z.number().int().nullable(),
     findings: z.array(z.strictObject({ type: z.string(), confidence: z.number(), action: z.string(), matches: z.array(matchSchema) })),
     blocked: z.boolean(),
+    decision: decisionSchema.meta({ description: 'blocked; flagged (not blocked, a detector fired); allowed (nothing fired)' }),
     response_status: z.number().int(),
     latency_ms: z.number(),
     fail_reason: z.string().nullable(),

@@ -10,16 +10,23 @@ import { postJson, startTestServices, type TestServices } from '../helpers/servi
  * must answer exactly the same for the same filters (same service method, same zod schema).
  */
 
-const EVENT_FIELDS = 'id project_id path session_id model input_tokens findings { type confidence action matches { path start end signal score } } blocked response_status latency_ms fail_reason unscanned_content request_id provider upstream_attempts { provider model status error duration_ms } created_at';
+const EVENT_FIELDS = 'id project_id path session_id model input_tokens findings { type confidence action matches { path start end signal score } } blocked decision response_status latency_ms fail_reason unscanned_content request_id provider upstream_attempts { provider model status error duration_ms } created_at';
 const SESSION_FIELDS = 'session_id count blocked_count first_seen last_seen models';
 
-const EVENTS_Q = `query($limit: Int, $offset: Int, $path: String, $session_id: String, $project_id: ID, $blocked: Boolean, $since: String, $until: String) {
-  events(limit: $limit, offset: $offset, path: $path, session_id: $session_id, project_id: $project_id, blocked: $blocked, since: $since, until: $until) {
+const EVENTS_Q = `query($limit: Int, $offset: Int, $path: String, $session_id: String, $project_id: ID, $blocked: Boolean, $decision: Decision, $detector: String, $since: String, $until: String) {
+  events(limit: $limit, offset: $offset, path: $path, session_id: $session_id, project_id: $project_id, blocked: $blocked, decision: $decision, detector: $detector, since: $since, until: $until) {
     count results { ${EVENT_FIELDS} } } }`;
 const SESSIONS_Q = `query($limit: Int, $offset: Int, $project_id: ID, $since: String, $until: String) {
   sessions(limit: $limit, offset: $offset, project_id: $project_id, since: $since, until: $until) { count results { ${SESSION_FIELDS} } } }`;
 
-const REST_EVENT_KEYS = ['blocked', 'created_at', 'fail_reason', 'findings', 'id', 'input_tokens', 'latency_ms', 'model', 'path', 'project_id', 'provider', 'request_id', 'response_status', 'session_id', 'unscanned_content', 'upstream_attempts'];
+const STATS_Q = `query($project_id: ID, $detector: String, $bucket_seconds: Int) {
+  event_stats(project_id: $project_id, detector: $detector, bucket_seconds: $bucket_seconds) {
+    bucket_seconds totals { total blocked flagged allowed } buckets { start total blocked flagged allowed } top_detectors { type count blocked } } }`;
+const DETECT_Q = `query($policy_id: ID!, $content: String!, $direction: Direction) {
+  detect(policy_id: $policy_id, content: $content, direction: $direction) {
+    blocked unscanned categories { type confidence action matches { path start end signal score } } policy { id } } }`;
+
+const REST_EVENT_KEYS = ['blocked', 'created_at', 'decision', 'fail_reason', 'findings', 'id', 'input_tokens', 'latency_ms', 'model', 'path', 'project_id', 'provider', 'request_id', 'response_status', 'session_id', 'unscanned_content', 'upstream_attempts'];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const queryString = (args: Record<string, unknown>) =>
@@ -262,6 +269,99 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('GraphQL audit e
       const res = await gqlRequest(svc.gatewayUrl, null, '{ events { count } }');
       expect(res.status).toBe(401);
       expect(res.json.error).toMatchObject({ type: 'authentication_error' });
+    });
+  });
+
+  // Last: it adds a flagged event (the tables above count the traffic of beforeAll).
+  describe('decision and detector filters, event_stats, detect (the console queries)', () => {
+    let defaultPolicy: string;
+    const FLAGGED_TEXT = 'mail jane.doe@acme-corp.com please';
+
+    beforeAll(async () => {
+      defaultPolicy = (await rest.get('/v1/policies/?is_default=true')).json.results[0].id;
+      // pii/email with the log action: fires without blocking (flagged).
+      expect((await postJson(`${svc.gatewayUrl}/v1/detect`, { content: FLAGGED_TEXT }, { authorization: `Bearer ${svc.apiKey}` })).status).toBe(200);
+      await svc.running.audit!.flush();
+    });
+
+    it.each([
+      [{ decision: 'blocked' }, 1, ['deny_list']],
+      [{ decision: 'flagged' }, 1, ['pii/email']],
+      [{ decision: 'allowed' }, 5, []],
+      [{ detector: 'deny_list' }, 1, ['deny_list']],
+      [{ detector: 'pii/email' }, 1, ['pii/email']],
+      [{ detector: 'pii/phone_number' }, 0, []],
+      [{ decision: 'allowed', session_id: 'session-a' }, 2, []],
+    ] as Array<[Record<string, string>, number, string[]]>)('events %j (REST the same)', async (filter, expected, types) => {
+      const page = await events(filter);
+      expect(page.count).toBe(expected);
+      for (const e of page.results) {
+        expect(e.findings.map((f: Json) => f.type)).toEqual(types);
+        if (filter.decision) expect(e.decision).toBe(filter.decision);
+      }
+      expect((await rest.get(`/v1/events/?${queryString(filter)}`)).json).toEqual(page);
+    });
+
+    it('rejects an unknown decision and an empty detector (REST 400, GraphQL invalid_request)', async () => {
+      const bad = await rest.get('/v1/events/?decision=maybe');
+      expect(bad.status).toBe(400);
+      expect(bad.json.error.message).toContain('decision');
+      expect((await rest.get('/v1/events/?detector=')).status).toBe(400);
+      expect((await gql.error(EVENTS_Q, { detector: '' })).extensions).toMatchObject({ code: 'invalid_request', fields: [{ path: 'detector' }] });
+    });
+
+    it('event_stats counts by decision over time buckets and ranks the detectors', async () => {
+      const stats = (await gql.data(STATS_Q, { bucket_seconds: 60 })).event_stats;
+      expect(stats.bucket_seconds).toBe(60);
+      expect(stats.totals).toEqual({ total: 7, blocked: 1, flagged: 1, allowed: 5 });
+      const sum = (k: string) => stats.buckets.reduce((n: number, b: Json) => n + b[k], 0);
+      expect({ total: sum('total'), blocked: sum('blocked'), flagged: sum('flagged'), allowed: sum('allowed') }).toEqual(stats.totals);
+      for (const b of stats.buckets) expect(Date.parse(b.start) % 60_000).toBe(0);
+      expect(stats.buckets.map((b: Json) => b.start)).toEqual([...stats.buckets.map((b: Json) => b.start)].sort());
+      expect(stats.top_detectors).toEqual(
+        expect.arrayContaining([
+          { type: 'deny_list', count: 1, blocked: 1 },
+          { type: 'pii/email', count: 1, blocked: 0 },
+        ]),
+      );
+      expect(stats.top_detectors).toHaveLength(2);
+      // The events filters apply.
+      const second = (await gql.data(STATS_Q, { project_id: secondProject })).event_stats;
+      expect(second).toMatchObject({ bucket_seconds: 3600, totals: { total: 1, blocked: 0, flagged: 0, allowed: 1 }, top_detectors: [] });
+      expect((await gql.data(STATS_Q, { detector: 'pii/email' })).event_stats.totals).toEqual({ total: 1, blocked: 0, flagged: 1, allowed: 0 });
+      expect((await gql.error(STATS_Q, { bucket_seconds: 1 })).extensions).toMatchObject({ code: 'invalid_request', fields: [{ path: 'bucket_seconds' }] });
+    });
+
+    it('detect scans a text with a chosen policy, with spans, and records no event', async () => {
+      const flagged = (await gql.data(DETECT_Q, { policy_id: defaultPolicy, content: FLAGGED_TEXT })).detect;
+      const start = FLAGGED_TEXT.indexOf('jane');
+      expect(flagged).toEqual({
+        blocked: false,
+        unscanned: [],
+        policy: { id: defaultPolicy },
+        categories: [
+          {
+            type: 'pii/email',
+            confidence: expect.any(Number),
+            action: 'log',
+            matches: [{ path: 'content', start, end: start + 'jane.doe@acme-corp.com'.length, signal: expect.any(String), score: expect.any(Number) }],
+          },
+        ],
+      });
+      // The same verdict as POST /v1/detect with the project (whose policy this is).
+      const viaRest = await postJson(`${svc.gatewayUrl}/v1/detect`, { content: FLAGGED_TEXT }, { authorization: `Bearer ${svc.apiKey}` });
+      expect(viaRest.json).toEqual({ blocked: flagged.blocked, unscanned: flagged.unscanned, categories: flagged.categories });
+      const blocked = (await gql.data(DETECT_Q, { policy_id: defaultPolicy, content: 'a forbidden word', direction: 'output' })).detect;
+      expect(blocked).toMatchObject({ blocked: true, categories: [{ type: 'deny_list', action: 'block', matches: [{ path: 'content', start: 2, end: 11 }] }] });
+      await svc.running.audit!.flush();
+      // 7 + the REST call above; the two GraphQL detections are not traffic.
+      expect((await events()).count).toBe(8);
+    });
+
+    it('detect refuses another organization\'s policy and bad arguments', async () => {
+      const theirs = (await restClient(svc.gatewayUrl, other.rawKey).get('/v1/policies/?is_default=true')).json.results[0].id;
+      expect((await gql.error(DETECT_Q, { policy_id: theirs, content: 'x' })).extensions).toMatchObject({ code: 'not_found' });
+      expect((await gql.error(DETECT_Q, { policy_id: 'p-1', content: 'x' })).extensions).toMatchObject({ code: 'invalid_request', fields: [{ path: 'policy_id' }] });
     });
   });
 

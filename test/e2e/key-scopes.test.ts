@@ -51,6 +51,8 @@ const GQL_OPERATIONS: Record<string, (i: Ids) => string> = {
   project: (i) => `{ project(id: "${i.self}") { id } }`,
   events: () => '{ events { count } }',
   sessions: () => '{ sessions { count } }',
+  event_stats: () => '{ event_stats { totals { total } } }',
+  detect: (i) => `{ detect(policy_id: "${i.policy}", content: "jane.doe@acme-corp.com") { blocked } }`,
   management_events: () => '{ management_events { count } }',
   createPolicy: () => 'mutation { createPolicy(input: { name: "gql traffic" }) { id } }',
   updatePolicy: (i) => `mutation { updatePolicy(id: "${i.policy}", input: { name: "gql renamed" }) { id } }`,

@@ -7,6 +7,7 @@ import type { AuthContext, ProjectAuthService } from '../../management/projects/
 import type { ProjectService } from '../../management/projects/project.service';
 import { actorOf, authOf } from '../../management/projects/request-auth';
 import type { PolicyView } from '../../management/views';
+import type { DetectionClient } from '../../shared/detection-client';
 import { notFound } from '../../shared/errors';
 
 export interface GraphqlServices {
@@ -15,6 +16,8 @@ export interface GraphqlServices {
   projects: ProjectService;
   events: EventService;
   trail: ManagementTrail;
+  /** The detection client of /v1/detect (the playground's detect query). */
+  detection: DetectionClient;
 }
 
 /** What every resolver receives: the authenticated caller, the services, and per-request loaders. */

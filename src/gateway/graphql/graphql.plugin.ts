@@ -13,6 +13,7 @@ import { eventResolvers } from './event.resolvers';
 import { managementEventResolvers } from './management-event.resolvers';
 import { buildContext, type GraphqlContext, type GraphqlServices } from './graphql-context';
 import { errorLoggingPlugin, formatGraphqlError } from './graphql-errors';
+import { playgroundResolvers } from './playground.resolvers';
 import { policyResolvers } from './policy.resolvers';
 import { projectResolvers } from './project.resolvers';
 import { loadTypeDefs } from './schema-loader';
@@ -75,7 +76,7 @@ function buildApollo(deps: GraphqlDeps): ApolloServer<GraphqlContext> {
     blockFieldSuggestion: { enabled: true },
   }).protect();
   // Resolvers are typed on their own arguments; graphql-tools' map type is looser by design.
-  const resolvers = [policyResolvers, projectResolvers, eventResolvers, managementEventResolvers] as unknown as ApolloServerOptions<GraphqlContext>['resolvers'];
+  const resolvers = [policyResolvers, projectResolvers, eventResolvers, managementEventResolvers, playgroundResolvers] as unknown as ApolloServerOptions<GraphqlContext>['resolvers'];
   return new ApolloServer<GraphqlContext>({
     typeDefs: loadTypeDefs(),
     resolvers,
@@ -108,7 +109,7 @@ export async function registerGraphql(app: FastifyInstance, deps: GraphqlDeps): 
   app.addHook('onClose', async () => {
     await apollo.stop();
   });
-  const services: GraphqlServices = { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail };
+  const services: GraphqlServices = { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, detection: deps.detection };
   app.route({
     method: ['GET', 'POST'],
     url: GRAPHQL_PATH,

@@ -2,7 +2,7 @@ import type { Storage } from '../../storage/data-source';
 import type { RecordedAttempt, RecordedFinding, RecordedMatch } from '../../storage/entities/security-event.entity';
 import { isoString, SqlFilter } from '../query-helpers';
 import type { Page } from '../views';
-import type { ListEventsQuery, ListSessionsQuery } from './event.schemas';
+import type { Decision, EventStatsQuery, ListEventsQuery, ListSessionsQuery } from './event.schemas';
 
 /** A finding as the API shows it: `matches` always present (empty for events recorded before matches existed). */
 export type FindingView = RecordedFinding & { matches: RecordedMatch[] };
@@ -20,6 +20,8 @@ export interface EventView {
   input_tokens: number | null;
   findings: FindingView[];
   blocked: boolean;
+  /** blocked; flagged (not blocked, a detector fired); allowed (nothing fired). */
+  decision: Decision;
   response_status: number;
   latency_ms: number;
   /** `detection_unavailable` / `detection_timeout` when the request failed closed; null otherwise. */
@@ -44,9 +46,51 @@ export interface SessionSummaryView {
   models: string[];
 }
 
+/** Counts of one time bucket (or of the whole range) by decision. */
+export interface DecisionCounts {
+  total: number;
+  blocked: number;
+  flagged: number;
+  allowed: number;
+}
+
+export interface EventStatsView {
+  /** The width of a bucket, seconds. */
+  bucket_seconds: number;
+  totals: DecisionCounts;
+  /** Non-empty buckets, oldest first (at most MAX_STAT_BUCKETS, the newest). */
+  buckets: Array<DecisionCounts & { start: string }>;
+  /** The finding types that fired most often: events with the type, and of those the blocked ones. */
+  top_detectors: Array<{ type: string; count: number; blocked: number }>;
+}
+
+/** Most buckets event_stats returns (the newest). */
+export const MAX_STAT_BUCKETS = 500;
+
 interface Filter {
   sql: string;
   params: unknown[];
+}
+
+/** The decision of an event as SQL (see decisionSchema). */
+const DECISION_SQL: Record<Decision, string> = {
+  blocked: 'blocked',
+  flagged: 'NOT blocked AND jsonb_array_length(findings) > 0',
+  allowed: 'NOT blocked AND jsonb_array_length(findings) = 0',
+};
+
+const COUNTS_SQL = `count(*)::int AS total, count(*) FILTER (WHERE ${DECISION_SQL.blocked})::int AS blocked,
+  count(*) FILTER (WHERE ${DECISION_SQL.flagged})::int AS flagged, count(*) FILTER (WHERE ${DECISION_SQL.allowed})::int AS allowed`;
+
+const counts = (r: Record<string, any> | undefined): DecisionCounts => ({
+  total: r?.total ?? 0,
+  blocked: r?.blocked ?? 0,
+  flagged: r?.flagged ?? 0,
+  allowed: r?.allowed ?? 0,
+});
+
+export function decisionOf(blocked: boolean, findings: readonly unknown[]): Decision {
+  return blocked ? 'blocked' : findings.length > 0 ? 'flagged' : 'allowed';
 }
 
 
@@ -58,6 +102,9 @@ function where(organizationId: string, f: Partial<ListEventsQuery>): Filter {
   if (f.request_id) w.add('request_id = ?', f.request_id);
   if (f.project_id) w.add('project_id = ?', f.project_id);
   if (f.blocked !== undefined) w.add('blocked = ?', f.blocked);
+  if (f.decision) w.addCondition(`(${DECISION_SQL[f.decision]})`);
+  // jsonb containment: some finding has this type (bound as a JSON document, never spliced).
+  if (f.detector) w.add('findings @> ?::jsonb', JSON.stringify([{ type: f.detector }]));
   if (f.since) w.add('created_at >= ?', f.since);
   if (f.until) w.add('created_at < ?', f.until);
   return { sql: w.sql, params: w.params };
@@ -86,6 +133,7 @@ export class EventService {
         input_tokens: r.input_tokens,
         findings: (r.findings as RecordedFinding[]).map(findingView),
         blocked: r.blocked,
+        decision: decisionOf(r.blocked, r.findings as RecordedFinding[]),
         response_status: r.response_status,
         latency_ms: Number(r.latency_ms),
         fail_reason: r.fail_reason ?? null,
@@ -95,6 +143,30 @@ export class EventService {
         upstream_attempts: Array.isArray(r.upstream_attempts) ? r.upstream_attempts : [],
         created_at: isoString(r.created_at),
       })),
+    };
+  }
+
+  /** Counts by decision over time buckets, and the detectors that fired most (the console's charts). */
+  async stats(organizationId: string, q: EventStatsQuery): Promise<EventStatsView> {
+    const w = where(organizationId, q);
+    const b = q.bucket_seconds;
+    const [totals] = await this.storage.query<Record<string, any>>(`SELECT ${COUNTS_SQL} FROM security_events WHERE ${w.sql}`, w.params);
+    const buckets = await this.storage.query<Record<string, any>>(
+      `SELECT to_timestamp(floor(extract(epoch FROM created_at) / ${b}) * ${b}) AS start, ${COUNTS_SQL}
+         FROM security_events WHERE ${w.sql} GROUP BY 1 ORDER BY 1 DESC LIMIT ${MAX_STAT_BUCKETS}`,
+      w.params,
+    );
+    const top = await this.storage.query<Record<string, any>>(
+      `SELECT f.value->>'type' AS type, count(DISTINCT id)::int AS count, count(DISTINCT id) FILTER (WHERE blocked)::int AS blocked
+         FROM security_events CROSS JOIN LATERAL jsonb_array_elements(findings) AS f(value)
+        WHERE ${w.sql} GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${q.top}`,
+      w.params,
+    );
+    return {
+      bucket_seconds: b,
+      totals: counts(totals),
+      buckets: buckets.reverse().map((r) => ({ start: isoString(r.start), ...counts(r) })),
+      top_detectors: top.map((r) => ({ type: r.type, count: r.count, blocked: r.blocked })),
     };
   }
 

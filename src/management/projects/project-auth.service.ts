@@ -167,6 +167,31 @@ export class ProjectAuthService {
   }
 }
 
+/** A stored policy's fields (as a row or as the API's PolicyView) → what detection evaluates a text with. */
+export function detectionPolicyOf(p: {
+  id: string;
+  /** ISO 8601: with the id, the cache key of the compiled policy. */
+  updated_at: string;
+  policy_mode: PolicyMode;
+  input_detectors: DetectorEntry[] | null;
+  output_detectors: DetectorEntry[] | null;
+  allow_list: MatchList | null;
+  deny_list: MatchList | null;
+  custom_detectors: CustomDetector[] | null;
+  pii_regions: string[] | null;
+}): DetectionPolicy {
+  return {
+    cacheKey: `${p.id}:${p.updated_at}`,
+    policyMode: p.policy_mode,
+    inputDetectors: p.input_detectors ?? [],
+    outputDetectors: p.output_detectors ?? [],
+    allowList: p.allow_list ?? { entries: [], match_type: 'contains' },
+    denyList: p.deny_list ?? { entries: [], match_type: 'contains' },
+    customDetectors: p.custom_detectors ?? [],
+    ...(p.pii_regions && p.pii_regions.length > 0 ? { piiRegions: p.pii_regions } : {}),
+  };
+}
+
 function toContext(row: Row): AuthContext {
   // Not `instanceof Date`: rows of the embedded database's worker thread carry Dates of the main realm,
   // which under jest's vm contexts are another realm's (new Date(date) reads the time value of either).
@@ -182,16 +207,17 @@ function toContext(row: Row): AuthContext {
       id: row.policy_id!,
       name: row.policy_name!,
       inherited: row.assigned_policy_id === null,
-      detection: {
-        cacheKey: `${row.policy_id}:${updated}`,
-        policyMode: row.policy_mode!,
-        inputDetectors: row.input_detectors ?? [],
-        outputDetectors: row.output_detectors ?? [],
-        allowList: row.allow_list ?? { entries: [], match_type: 'contains' },
-        denyList: row.deny_list ?? { entries: [], match_type: 'contains' },
-        customDetectors: row.custom_detectors ?? [],
-        ...(row.pii_regions && row.pii_regions.length > 0 ? { piiRegions: row.pii_regions } : {}),
-      },
+      detection: detectionPolicyOf({
+        id: row.policy_id!,
+        updated_at: updated,
+        policy_mode: row.policy_mode!,
+        input_detectors: row.input_detectors,
+        output_detectors: row.output_detectors,
+        allow_list: row.allow_list,
+        deny_list: row.deny_list,
+        custom_detectors: row.custom_detectors,
+        pii_regions: row.pii_regions,
+      }),
       rateLimits: { ...DEFAULT_RATE_LIMITS, ...(row.rate_limits ?? {}) },
       unscannable: effectiveUnscannable({
         unscannable: row.unscannable,
