@@ -30,6 +30,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY proto ./proto
 COPY schema ./schema
+# The web console (GET /console): built output, committed (docs/console.md).
+COPY console/dist ./console/dist
 # The embedded database and the audit spool live in DATA_DIR (/app/data): owned by the unprivileged
 # user the image runs as. Mount a volume there to keep them across container restarts.
 RUN mkdir -p /app/data && chown node:node /app/data

@@ -17,6 +17,7 @@ import { graphqlPlugin } from './graphql/graphql.plugin';
 import type { LimitsService } from './limits/limits.service';
 import type { ProvidersConfig } from './proxy/providers-file';
 import { registerChatCompletionsRoutes, type UpstreamCallDeps } from './routes/chat-completions.routes';
+import { registerConsoleRoutes } from './routes/console.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
 import { registerModelsRoutes } from './routes/models.routes';
 import { registerEmbeddingsRoutes } from './routes/embeddings.routes';
@@ -67,6 +68,7 @@ export const GATEWAY_OPENAPI = {
     { name: 'detection', description: 'Scan a text without forwarding it' },
     { name: 'management', description: 'Policies, projects and security events (REST and GraphQL)' },
     { name: 'health', description: 'Service health (no authentication)' },
+    { name: 'console', description: 'The web console for security teams (docs/console.md): a page and its static assets' },
   ],
   errorEnvelope: errorEnvelopeSchema,
   aliases: { '/api/v1': '/v1' },
@@ -94,6 +96,7 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
   registerEmbeddingsRoutes(app, { ...traffic, detection: deps.detection });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, limits: deps.limits });
   registerOrganizationRoutes(app, { adminApiKey: deps.adminApiKey, auth: deps.auth, organizations: deps.organizations, limits: deps.limits });
-  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, logger: deps.logger, rateLimits: deps.limits });
+  registerConsoleRoutes(app);
+  void app.register(graphqlPlugin, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, detection: deps.detection, logger: deps.logger, rateLimits: deps.limits });
   return app;
 }
