@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { apiKeyDisplayPrefix } from '../../src/shared/api-key';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { pgliteTarget } from '../helpers/databases';
 import { restClient, type Json } from '../helpers/management-clients';
@@ -212,5 +213,21 @@ describeWithBrowser('console (headless Chromium)', () => {
     expect(await editor.locator('input[name="rate_limits.requests_per_minute"]').getAttribute('aria-invalid')).toBe('true');
     await shot('policy-invalid-limit');
     expect((await admin.get(`/v1/policies/${id}/`)).json).toEqual(before);
+  });
+
+  it('creates a project and shows its raw key once, a key that works', async () => {
+    await page.getByTestId('nav-projects').click();
+    await page.fill('input[name=projectName]', 'billing-bot');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const shown = await seeText(page.getByTestId('new-key'), 'shown once');
+    expect(shown).toContain('billing-bot');
+    const rawKey = await page.getByTestId('raw-key').innerText();
+    expect(rawKey).toMatch(/^svc_sk_/);
+    await seeText(page.getByTestId('project-row').filter({ hasText: 'billing-bot' }), apiKeyDisplayPrefix(rawKey));
+    // A full-scope key (the default): it may read the management API.
+    expect((await restClient(svc.gatewayUrl, rawKey).get('/v1/projects/')).status).toBe(200);
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    expect(await page.getByTestId('new-key').count()).toBe(0);
+    expect(await page.locator('body').innerText()).not.toContain(rawKey);
   });
 });
