@@ -119,7 +119,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('audit events on
       expect(all.status).toBe(200);
       expect(all.json.count).toBe(5);
       expect(Object.keys(all.json.results[0]).sort()).toEqual(
-        ['blocked', 'created_at', 'fail_reason', 'findings', 'id', 'input_tokens', 'latency_ms', 'model', 'path', 'project_id', 'provider', 'request_id', 'response_status', 'session_id', 'unscanned_content', 'upstream_attempts'].sort(),
+        ['blocked', 'created_at', 'decision', 'fail_reason', 'findings', 'id', 'input_tokens', 'latency_ms', 'model', 'path', 'project_id', 'provider', 'request_id', 'response_status', 'session_id', 'unscanned_content', 'upstream_attempts'].sort(),
       );
       expect(all.json.results[0].path).toBe('/v1/detect');
       expect((await get('/v1/events/?path=/v1/messages')).json.count).toBe(4);
