@@ -101,7 +101,8 @@ describeWithBrowser('console (headless Chromium)', () => {
   it('refuses a traffic-scoped key at sign-in, saying why, and signs in with a full key', async () => {
     const traffic = await admin.post('/v1/projects/', { name: 'ci-bot', key_scope: 'traffic' });
     expect(traffic.status).toBe(201);
-    await page.fill('input[name=apiKey]', traffic.json.raw_key);
+    // The field is labelled (what a screen reader announces).
+    await page.getByLabel('API key').fill(traffic.json.raw_key);
     await page.click('button[type=submit]');
     const refusal = await seeText(page.locator('[role=alert]'), 'traffic scope');
     expect(refusal).toMatch(/full-scope key/);
@@ -150,7 +151,9 @@ describeWithBrowser('console (headless Chromium)', () => {
     await seeText(page.locator('h2', { hasText: 'Events (' }), 'Events (1)');
     expect(await rows.allInnerTexts()).toEqual([expect.stringMatching(/blocked[\s\S]*deny_list/)]);
 
-    await rows.first().click();
+    // By keyboard, as without a mouse: focus the row, Enter.
+    await rows.first().focus();
+    await page.keyboard.press('Enter');
     const detail = page.getByTestId('event-detail');
     await seeText(detail, 'deny_list');
     const text = await detail.innerText();
