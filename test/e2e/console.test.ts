@@ -164,6 +164,10 @@ describeWithBrowser('console (headless Chromium)', () => {
     expect(text).toContain('agent-7');
     expect(text).not.toContain('forbidden word');
     await page.selectOption('select[name=decision]', '');
+    await page.selectOption('select[name=detector]', 'pii/email');
+    await seeText(page.locator('h2', { hasText: 'Events (' }), 'Events (1)');
+    expect(await rows.allInnerTexts()).toEqual([expect.stringMatching(/flagged[\s\S]*pii\/email/)]);
+    await page.selectOption('select[name=detector]', '');
     await seeText(page.locator('h2', { hasText: 'Events (' }), 'Events (3)');
     await shot('events');
   });

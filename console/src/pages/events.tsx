@@ -75,6 +75,15 @@ export function EventsPage() {
     setOffset(0);
     setAnchor(Date.now());
   };
+  // The registry's types, the deny list, and whatever else fired (custom/<name>, allow_list).
+  const detectorOptions = [
+    ...new Set<string>([
+      'deny_list',
+      ...(lookups.data?.detector_types ?? []).map((d: Json) => d.value as string),
+      ...(stats.data?.event_stats.top_detectors ?? []).map((t: Json) => t.type as string),
+      ...(filters.detector ? [filters.detector] : []),
+    ]),
+  ];
   const rows: Json[] = events.data?.events.results ?? [];
   const count: number = events.data?.events.count ?? 0;
   const detail = rows.find((e) => e.id === selected) ?? null;
@@ -114,10 +123,9 @@ export function EventsPage() {
             Detector
             <select name="detector" value={filters.detector} onChange={(e) => set({ detector: e.currentTarget.value })}>
               <option value="">Any</option>
-              <option value="deny_list">deny_list</option>
-              {(lookups.data?.detector_types ?? []).map((d: Json) => (
-                <option key={d.value} value={d.value}>
-                  {d.value}
+              {detectorOptions.map((d) => (
+                <option key={d} value={d}>
+                  {d}
                 </option>
               ))}
             </select>
