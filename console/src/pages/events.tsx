@@ -6,7 +6,7 @@ import { directionsOf, formatMs, formatTime, limitsState, localToIso } from '../
 import { useQuery } from '../hooks';
 
 const EVENT_FIELDS = `id project_id path session_id model input_tokens blocked decision response_status latency_ms fail_reason
-  unscanned_content request_id created_at findings { type confidence action matches { path start end signal score } }`;
+  unscanned_content request_id provider upstream_attempts { provider status error } created_at findings { type confidence action matches { path start end signal score } }`;
 
 const EVENTS_Q = `query Events($limit: Int, $offset: Int, $project_id: ID, $decision: Decision, $detector: String, $session_id: String, $since: String, $until: String) {
   events(limit: $limit, offset: $offset, project_id: $project_id, decision: $decision, detector: $detector, session_id: $session_id, since: $since, until: $until) {
@@ -255,6 +255,11 @@ function EventDetail({ event, projectName }: { event: Json | null; projectName?:
         <dd>{event.model ?? '—'}</dd>
         <dt>Status</dt>
         <dd>{event.response_status}</dd>
+        <dt>Upstream</dt>
+        <dd>
+          {event.provider ?? '—'}
+          {event.upstream_attempts.length > 1 && ` (${event.upstream_attempts.length} attempts: ${event.upstream_attempts.map((a: Json) => `${a.provider} ${a.status ?? a.error}`).join(', ')})`}
+        </dd>
         <dt>Latency</dt>
         <dd>{formatMs(event.latency_ms)}</dd>
         <dt>Limits</dt>
