@@ -21,6 +21,7 @@ import { registerConsoleRoutes } from './routes/console.routes';
 import { registerDetectRoutes } from './routes/detect.routes';
 import { registerModelsRoutes } from './routes/models.routes';
 import { registerEmbeddingsRoutes } from './routes/embeddings.routes';
+import { registerResponsesRoutes } from './routes/responses.routes';
 import { registerManagementRoutes } from './routes/management.routes';
 import { registerOrganizationRoutes } from './routes/organizations.routes';
 
@@ -92,6 +93,7 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
   };
   const traffic = { auth: deps.auth, audit: deps.audit, limits: deps.limits, ...upstream };
   registerChatCompletionsRoutes(app, { ...traffic, detection: deps.detection, streamWindowChars: deps.upstream.streamWindowChars });
+  registerResponsesRoutes(app, { ...traffic, detection: deps.detection, streamWindowChars: deps.upstream.streamWindowChars });
   registerModelsRoutes(app, traffic);
   registerEmbeddingsRoutes(app, { ...traffic, detection: deps.detection });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, limits: deps.limits });

@@ -2,12 +2,13 @@ import { invalidRequest } from '../../shared/errors';
 import type { RateLimits } from '../../shared/policy';
 import { readChatRequest } from '../proxy/openai-chat.schema';
 import { readEmbeddingsRequest } from '../proxy/openai-embeddings.schema';
+import { readResponsesRequest } from '../proxy/openai-responses.schema';
 import { readMessagesRequest } from '../../sensor/messages.schema';
 import { findTokenFlooding } from './flooding';
 import { countCharacters, countTokens, encodingForModel, type EncodingName } from '../../shared/tokens';
 
 /** The wire APIs whose requests the policy limits measure. */
-export type WireApi = 'openai-chat' | 'openai-embeddings' | 'messages' | 'detect';
+export type WireApi = 'openai-chat' | 'openai-responses' | 'openai-embeddings' | 'messages' | 'detect';
 
 export interface WireRequest {
   model: string | null;
@@ -42,6 +43,10 @@ export function readWireRequest(wire: WireApi, body: unknown): WireRequest {
     case 'openai-chat': {
       const chat = readChatRequest(body);
       return { model: chat.model, texts: chat.texts, requestedOutput: outputFields(body, ['max_tokens', 'max_completion_tokens']) };
+    }
+    case 'openai-responses': {
+      const responses = readResponsesRequest(body);
+      return { model: responses.model, texts: responses.texts, requestedOutput: outputFields(body, ['max_output_tokens']) };
     }
     case 'openai-embeddings': {
       const embeddings = readEmbeddingsRequest(body);

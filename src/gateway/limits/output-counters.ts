@@ -1,4 +1,5 @@
 import { chunkTexts, identityOf, responseTexts, type StreamIdentity } from '../proxy/openai-chat.schema';
+import { endedResponse, responsesOutputFields } from '../proxy/openai-responses.schema';
 import { countTextTokens, type EncodingName } from '../../shared/tokens';
 import type { WireApi } from './input-checks';
 
@@ -108,9 +109,51 @@ class MessagesStreamCounter implements StreamCounter {
 
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
+/** Events of a Responses stream whose `delta` is no text the model wrote (base64 audio). */
+const NOT_TEXT_DELTAS = new Set(['response.audio.delta']);
+
+/**
+ * Responses-API events (`response.*`): every text delta counts (output text, refusal, arguments,
+ * reasoning, code); usage from response.completed / response.incomplete. A cut ends the stream as the
+ * API ends one at max_output_tokens: a `response.incomplete` event (incomplete_details.reason
+ * max_output_tokens), its response without the output (the client has the deltas).
+ */
+class ResponsesStreamCounter implements StreamCounter {
+  private counted = 0;
+  private usage: number | null = null;
+  private snapshot: Record<string, unknown> | null = null;
+  private sequence = 0;
+
+  constructor(private readonly encoding: EncodingName, private readonly max: number) {}
+
+  onEvent(data: string | null): 'pass' | 'cut' {
+    const event = parse(data);
+    if (!isObj(event)) return 'pass';
+    if (typeof event.sequence_number === 'number') this.sequence = Math.max(this.sequence, event.sequence_number);
+    if (isObj(event.response)) {
+      this.snapshot = event.response;
+      if (isObj(event.response.usage) && typeof event.response.usage.output_tokens === 'number') this.usage = event.response.usage.output_tokens;
+    }
+    if (typeof event.type !== 'string' || !event.type.endsWith('.delta') || NOT_TEXT_DELTAS.has(event.type) || typeof event.delta !== 'string') return 'pass';
+    this.counted += countTextTokens(event.delta, this.encoding);
+    return this.counted > this.max ? 'cut' : 'pass';
+  }
+
+  tail(): string {
+    const model = typeof this.snapshot?.model === 'string' ? this.snapshot.model : '';
+    const response = endedResponse(this.snapshot as Parameters<typeof endedResponse>[0], model, { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
+    return sse('response.incomplete', { type: 'response.incomplete', sequence_number: this.sequence + 1, response });
+  }
+
+  outputTokens(): number {
+    return this.usage ?? this.counted;
+  }
+}
+
 export function streamCounter(wire: WireApi, encoding: EncodingName, maxOutputTokens: number): StreamCounter | null {
   if (wire === 'openai-chat') return new ChatStreamCounter(encoding, maxOutputTokens);
   if (wire === 'messages') return new MessagesStreamCounter(encoding, maxOutputTokens);
+  if (wire === 'openai-responses') return new ResponsesStreamCounter(encoding, maxOutputTokens);
   return null;
 }
 
@@ -133,6 +176,10 @@ export function jsonOutputTokens(wire: WireApi, text: string, encoding: Encoding
   if (wire === 'openai-chat') {
     if (typeof usage.completion_tokens === 'number') return usage.completion_tokens;
     return responseTexts(response).reduce((n, t) => n + countTextTokens(t, encoding), 0);
+  }
+  if (wire === 'openai-responses') {
+    if (typeof usage.output_tokens === 'number') return usage.output_tokens;
+    return responsesOutputFields(response).reduce((n, f) => n + countTextTokens(f.text, encoding), 0);
   }
   if (wire === 'messages') {
     if (typeof usage.output_tokens === 'number') return usage.output_tokens;

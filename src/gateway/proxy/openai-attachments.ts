@@ -28,7 +28,7 @@ export function partAttachments(part: Record<string, Json>, at: string, out: Tex
 }
 
 /** `{file_data: "data:<type>;base64,..." | "<base64>", file_id, filename}` of a file part. */
-function fileTexts(file: Json | undefined, path: string, out: TextField[], unscanned: string[]): void {
+export function fileTexts(file: Json | undefined, path: string, out: TextField[], unscanned: string[]): void {
   if (!isObj(file)) return;
   const filename = typeof file.filename === 'string' ? file.filename : undefined;
   if (filename) out.push({ path: `${path}.filename`, text: filename });

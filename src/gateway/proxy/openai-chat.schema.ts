@@ -55,7 +55,7 @@ function contentTexts(content: Json | undefined, path: string, out: Out, unscann
  * partial documents, returned as sent (`decode` false): the stream guard decodes their string values
  * incrementally (json-string-unescaper.ts) and scans only the decoded text.
  */
-function argumentTexts(args: Json | undefined, path: string, out: Out, decode: boolean): void {
+export function argumentTexts(args: Json | undefined, path: string, out: Out, decode: boolean): void {
   if (typeof args !== 'string' || args.length === 0) return;
   out.push({ path, text: args });
   if (!decode || !args.includes('\\')) return;

@@ -53,7 +53,7 @@ export function upstreamHeaders(request: FastifyRequest, apiKey: string | undefi
 }
 
 export interface UpstreamCallOptions {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Below the provider's base URL (`/chat/completions`); a function of the target's model when the path names it (`/models/{id}`). */
   path: string | ((model: string | undefined) => string);
   body?: Buffer;

@@ -12,6 +12,7 @@ import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limi
 import type { LimitsService } from '../limits/limits.service';
 import { blockedStreamTail, chatStreamTexts, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.schema';
 import { relayGuardedStream } from '../proxy/guarded-stream';
+import type { TextField } from '../../shared/explain/field-layout';
 import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scanInputStage, scansOutput, scanStage, setOutputRiskHeaders } from '../proxy/output-scan';
 import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamRepeatsKeyError } from '../../shared/http/upstream';
 import { callUpstream, type UpstreamCallDeps } from '../proxy/upstream-router';
@@ -113,7 +114,7 @@ export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRo
   });
 }
 
-interface RelayArgs {
+export interface RelayArgs {
   deps: ChatRouteDeps;
   ctx: AuthContext;
   request: FastifyRequest;
@@ -128,7 +129,7 @@ interface RelayArgs {
  * with the output policy first; a flagged one is replaced by the output block error. A body over
  * MAX_ERROR_BODY is not read further and its message not kept (nothing unscanned is echoed).
  */
-async function upstreamError(a: RelayArgs): Promise<AppError> {
+export async function upstreamError(a: RelayArgs): Promise<AppError> {
   const raw = await readBounded(a.upstream.body, MAX_ERROR_BODY);
   const text = raw === null ? '' : decodeBody(raw, a.upstream.headers['content-encoding'], MAX_ERROR_BODY).toString('utf8');
   const fields = errorBodyFields(text);
@@ -140,7 +141,8 @@ async function upstreamError(a: RelayArgs): Promise<AppError> {
   return upstreamErrorToAppError(a.upstream.statusCode, text);
 }
 
-async function relayJson(a: RelayArgs): Promise<FastifyReply> {
+/** A JSON answer, read whole and scanned (`fieldsOf`: the wire's output fields) before any of it is returned. */
+export async function relayJson(a: RelayArgs, fieldsOf: (parsed: unknown) => TextField[] = responseFields): Promise<FastifyReply> {
   const raw = await readBounded(a.upstream.body, MAX_UPSTREAM_BODY);
   if (raw === null) throw new AppError('internal_error', 'The upstream response is too large', { code: 'upstream_too_large', status: 502 });
   // Accept-Encoding is not forwarded, but an upstream may compress anyway: the answer is relayed decoded.
@@ -153,7 +155,7 @@ async function relayJson(a: RelayArgs): Promise<FastifyReply> {
     throw new AppError('internal_error', 'The upstream provider sent a response that is not JSON', { code: 'upstream_invalid', status: 502 });
   }
   if (repeatsJsonKey(text)) throw upstreamRepeatsKeyError();
-  const output = await scanStage(a.deps.detection, a.request, { direction: 'output', policy: a.ctx.policy.detection, fields: responseFields(parsed) });
+  const output = await scanStage(a.deps.detection, a.request, { direction: 'output', policy: a.ctx.policy.detection, fields: fieldsOf(parsed) });
   setOutputRiskHeaders(a.reply, a.input, output);
   if (output.blocked) throw securityBlock('output', output);
   a.reply.status(a.upstream.statusCode);

@@ -1,0 +1,184 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { auditHooks } from '../../management/events/audit.hook';
+import { authOf, requireBearerKey } from '../../management/projects/request-auth';
+import type { DetectResult } from '../../shared/detection-client';
+import { invalidRequest } from '../../shared/errors';
+import type { TextField } from '../../shared/explain/field-layout';
+import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../../shared/http/openapi';
+import { abortOnClientClose, copyResponseHeaders } from '../../shared/http/upstream';
+import { bearerCredential, meterStream, requestOnlyLimitHooks, trafficLimitHooks } from '../limits/limit-hooks';
+import { relayGuardedStream } from '../proxy/guarded-stream';
+import { inputItemsFields, readResponsesRequest, responsesBlockedTail, responsesOutputFields, responsesStreamTexts, type ResponsesStreamState } from '../proxy/openai-responses.schema';
+import { scanInputStage, scansOutput } from '../proxy/output-scan';
+import { callUpstream, plainUpstreamError, relayJson, securityBlock, upstreamError, type ChatRouteDeps, type RelayArgs } from './chat-completions.routes';
+
+/**
+ * The OpenAI Responses API on the gateway (the openai SDK's responses.create / .stream / .retrieve /
+ * .delete / .inputItems.list), with the policy enforcement of chat completions: the request's texts
+ * scanned with the input policy before anything goes upstream (openai-responses.schema.ts says which
+ * fields), the answer scanned with the output policy before any of it is returned (whole for JSON,
+ * event by event for `response.*` streams: a blocked stream ends with `response.failed`, error code
+ * security_block). Stored responses read back (GET) are scanned like a non-stream answer.
+ */
+
+/** The request as the OpenAPI document shows it (documentation only: readResponsesRequest validates). */
+export const responsesRequestDocSchema = z.looseObject({
+  model: z.string().min(1).optional(),
+  input: z.union([z.string(), z.array(z.unknown())]).optional(),
+  instructions: z.string().optional(),
+  previous_response_id: z.string().optional().meta({ description: 'Forwarded as is: the history it names is stored at the provider and not scanned again (it was scanned when it passed through)' }),
+  background: z.boolean().optional().meta({ description: 'true is refused (400 background_not_supported): a background response could not be scanned before it reaches the client' }),
+  stream: streamFlag,
+});
+
+const createDoc = documented({
+  tags: ['proxy'],
+  summary: 'OpenAI-compatible Responses API, scanned',
+  description:
+    'The request (input items, instructions, tool definitions, prompt variables, the output schema) is scanned with the project policy, then forwarded byte for byte to the upstream provider; ' +
+    'its answer (a response object, or with stream: true the response.* SSE events) is scanned before it is returned. A blocked request or answer is a 403 security_block ' +
+    '(code input_blocked / output_blocked); a blocked stream ends with a response.failed event (response.error.code security_block). background: true is refused with 400. X-Risk-* headers carry the verdict.',
+  security: ['bearer'],
+  body: responsesRequestDocSchema,
+  responses: relayedAnswer('a response object'),
+  errors: PROXY_ERRORS,
+});
+
+const idParams = z.strictObject({ id: z.string().meta({ description: 'The response id (resp_...)' }) });
+const STORED =
+  'Relayed from the upstream provider with the gateway\'s own credential. Stored content is scanned with the output policy before it is returned, as a non-stream answer: ' +
+  'a flagged one is a 403 security_block (output_blocked). Counted as one request for rate limits (no tokens) and audited.';
+
+const retrieveDoc = documented({
+  tags: ['proxy'],
+  summary: 'A stored response (Responses API), its output scanned',
+  description: `${STORED} stream=true (resuming a background stream) is refused with 400 stream_not_supported: background responses are not created through the gateway.`,
+  security: ['bearer'],
+  params: idParams,
+  query: z.looseObject({ stream: z.string().optional(), include: z.unknown().optional() }),
+  responses: { 200: { description: 'The stored response object, unchanged once scanned', schema: z.looseObject({ id: z.string(), object: z.literal('response') }) } },
+  errors: PROXY_ERRORS,
+});
+
+const inputItemsDoc = documented({
+  tags: ['proxy'],
+  summary: 'The input items of a stored response, scanned',
+  description: `${STORED} The query (limit, after, order, include) is forwarded as sent.`,
+  security: ['bearer'],
+  params: idParams,
+  responses: { 200: { description: 'The upstream\'s list, unchanged once scanned: {object:"list", data:[items], first_id, last_id, has_more}', schema: z.looseObject({ object: z.literal('list'), data: z.array(z.unknown()) }) } },
+  errors: PROXY_ERRORS,
+});
+
+const deleteDoc = documented({
+  tags: ['proxy'],
+  summary: 'Delete a stored response',
+  description: 'Passed through to the upstream provider; the answer ({id, object, deleted}) carries no content. Counted as one request for rate limits and audited.',
+  security: ['bearer'],
+  params: idParams,
+  responses: { 200: { description: 'The upstream\'s answer, unchanged', schema: z.looseObject({ id: z.string(), deleted: z.boolean() }) } },
+  errors: [400, 401, 403, 404, 429, 500, 502, 503, 504],
+});
+
+/** The input verdict of a request that sends no content (the GET routes): nothing found. */
+const NOTHING_SENT: DetectResult = { blocked: false, scanned: false, allowListed: false, categories: [], findings: [], outcomes: [], blockReason: '', elapsedMs: 0 };
+
+const queryOf = (request: FastifyRequest) => (request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '');
+
+export function registerResponsesRoutes(app: FastifyInstance, deps: ChatRouteDeps): void {
+  const authenticate = requireBearerKey(deps.auth);
+  const hooks = { ...trafficLimitHooks(deps.limits, { wire: 'openai-responses', authenticate, credential: bearerCredential }), ...auditHooks(deps.audit) };
+  const counted = { ...requestOnlyLimitHooks(deps.limits, { authenticate, credential: bearerCredential }), ...auditHooks(deps.audit) };
+
+  app.post('/v1/responses', { ...createDoc, ...hooks }, async (request, reply) => {
+    const ctx = authOf(request);
+    const summary = readResponsesRequest(request.body);
+    request.audit = { model: summary.model, countTexts: summary.texts, findings: [], blocked: false };
+    const abort = abortOnClientClose(request, reply);
+    const input = await scanInputStage(deps.detection, request, reply, {
+      policy: ctx.policy,
+      fields: summary.fields,
+      unscanned: summary.unscanned,
+      signal: abort.signal,
+      errorType: 'security_block',
+      deny: (verdict) => securityBlock('input', verdict),
+    });
+    const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/responses', body: request.rawBody ?? Buffer.alloc(0), model: summary.model ?? undefined });
+    const relay: RelayArgs = { deps, ctx, request, reply, upstream, input };
+    if (upstream.statusCode >= 400) throw await upstreamError(relay);
+    const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+    // Policy limits: counts the streamed output tokens and cuts the stream at max_output_tokens (response.incomplete).
+    if (isStream) upstream.body = meterStream(request, upstream.body, upstream.headers);
+    if (!scansOutput(ctx.policy.detection)) return passThrough(reply, upstream);
+    return isStream ? relayStream({ ...relay, model: summary.model ?? '', abort }) : relayJson(relay, responsesOutputFields);
+  });
+
+  app.get('/v1/responses/:id', { ...retrieveDoc, ...counted }, async (request, reply) => {
+    const { stream } = request.query as { stream?: unknown };
+    if (stream !== undefined && String(stream).toLowerCase() !== 'false') {
+      throw invalidRequest(
+        'stream: streaming a stored response is not supported through the gateway (it resumes a background response, which could not be scanned in line); retrieve it without stream',
+        'stream_not_supported',
+      );
+    }
+    return relayStored(deps, request, reply, '', (parsed) => {
+      const model = (parsed as { model?: unknown } | null)?.model;
+      if (typeof model === 'string') request.audit!.model = model;
+      return responsesOutputFields(parsed);
+    });
+  });
+
+  app.get('/v1/responses/:id/input_items', { ...inputItemsDoc, ...counted }, async (request, reply) => relayStored(deps, request, reply, '/input_items', inputItemsFields));
+
+  app.delete('/v1/responses/:id', { ...deleteDoc, ...counted }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    request.audit = { findings: [], blocked: false };
+    const abort = abortOnClientClose(request, reply);
+    const upstream = await callUpstream(deps, request, abort.signal, { method: 'DELETE', path: `/responses/${encodeURIComponent(id)}` });
+    if (upstream.statusCode >= 400) throw await plainUpstreamError(upstream);
+    return passThrough(reply, upstream);
+  });
+}
+
+function passThrough(reply: FastifyReply, upstream: RelayArgs['upstream']): FastifyReply {
+  reply.status(upstream.statusCode);
+  copyResponseHeaders(reply, upstream.headers);
+  return reply.send(upstream.body);
+}
+
+/**
+ * A stored response (or its input items) read back: the upstream's JSON answer scanned with the output
+ * policy (`fieldsOf`) before it is returned, as a non-stream answer is; an error body as chat's is.
+ * An answer that is not JSON (an SSE stream) is refused (502), never relayed unscanned.
+ */
+async function relayStored(deps: ChatRouteDeps, request: FastifyRequest, reply: FastifyReply, suffix: string, fieldsOf: (parsed: unknown) => TextField[]): Promise<FastifyReply> {
+  const ctx = authOf(request);
+  const { id } = request.params as { id: string };
+  request.audit = { findings: [], blocked: false };
+  const abort = abortOnClientClose(request, reply);
+  const upstream = await callUpstream(deps, request, abort.signal, { method: 'GET', path: `/responses/${encodeURIComponent(id)}${suffix}${queryOf(request)}` });
+  const relay: RelayArgs = { deps, ctx, request, reply, upstream, input: NOTHING_SENT };
+  if (upstream.statusCode >= 400) throw await upstreamError(relay);
+  if (!scansOutput(ctx.policy.detection)) return passThrough(reply, upstream);
+  return relayJson(relay, fieldsOf);
+}
+
+/** The streamed answer, scanned as it passes (guarded-stream.ts); a blocked one ends with response.failed. */
+function relayStream(a: RelayArgs & { model: string; abort: AbortController }): Promise<FastifyReply> {
+  const state: ResponsesStreamState = { snapshot: null, sequence: 0 };
+  return relayGuardedStream({
+    detection: a.deps.detection,
+    policy: a.ctx.policy.detection,
+    windowChars: a.deps.streamWindowChars,
+    request: a.request,
+    reply: a.reply,
+    upstream: a.upstream,
+    abort: a.abort,
+    texts: responsesStreamTexts(state),
+    blockedTail: (guard) => {
+      const verdict = { categories: guard.fired(), blockReason: guard.blockReason };
+      return responsesBlockedTail(state, a.model, securityBlock('output', verdict).message, verdict.categories.filter((c) => c.action === 'block').map((c) => c.type));
+    },
+  });
+}
