@@ -173,7 +173,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('key scopes on %
 
     it('the REST table above holds every management route the gateway declares (both prefixes)', () => {
       // Everything under /v1 and /api/v1 but the traffic routes (a traffic key's own) and the operator's route.
-      const notManagement = /^\/(api\/)?v1\/(chat\/completions|embeddings|models|detect|organizations)(\/|$)/;
+      const notManagement = /^\/(api\/)?v1\/(chat\/completions|responses|embeddings|models|detect|organizations)(\/|$)/;
       const declared = declaredRoutesOf(svc.running.gatewayApp!)
         .filter((r) => r.method !== 'HEAD' && /^\/(api\/)?v1\//.test(r.url) && !notManagement.test(r.url))
         .map((r) => `${r.method} ${r.url.replace(/\/$/, '')}`);

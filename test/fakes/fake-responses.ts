@@ -147,7 +147,7 @@ export async function startFakeResponses(): Promise<FakeResponses> {
       const response = responseObject(id, body, 'completed', outputItems(fake.script));
       fake.stored.set(id, { response, input });
       if (body.stream !== true) return json(200, response);
-      let events = streamEvents(id, body, fake.script).map((e, i) => ({ ...e, sequence_number: i }));
+      let events: Array<Record<string, any>> = streamEvents(id, body, fake.script).map((e, i) => ({ ...e, sequence_number: i }));
       if (fake.script.mutate) events = fake.script.mutate(events);
       fake.lastSent = events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('');
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });

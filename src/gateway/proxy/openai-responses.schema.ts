@@ -179,6 +179,10 @@ export function readResponsesRequest(body: unknown): ResponsesRequestSummary {
       'background_not_supported',
     );
   }
+  const instructions = body.instructions;
+  if (instructions !== undefined && instructions !== null && typeof instructions !== 'string' && !Array.isArray(instructions)) {
+    throw invalid('instructions: must be a string or an array of input items');
+  }
   const input = body.input;
   if (input !== undefined && typeof input !== 'string' && !Array.isArray(input)) throw invalid('input: must be a string or an array of input items');
   const fields: Out = [];

@@ -25,10 +25,10 @@ import { callUpstream, plainUpstreamError, relayJson, securityBlock, upstreamErr
 /** The request as the OpenAPI document shows it (documentation only: readResponsesRequest validates). */
 export const responsesRequestDocSchema = z.looseObject({
   model: z.string().min(1).optional(),
-  input: z.union([z.string(), z.array(z.unknown())]).optional(),
-  instructions: z.string().optional(),
+  input: z.union([z.string(), z.array(z.union([z.string(), z.looseObject({})]))]).optional(),
+  instructions: z.union([z.string(), z.array(z.unknown())]).nullable().optional(),
   previous_response_id: z.string().optional().meta({ description: 'Forwarded as is: the history it names is stored at the provider and not scanned again (it was scanned when it passed through)' }),
-  background: z.boolean().optional().meta({ description: 'true is refused (400 background_not_supported): a background response could not be scanned before it reaches the client' }),
+  background: z.literal(false).optional().meta({ description: 'true is refused (400 background_not_supported): a background response could not be scanned before it reaches the client' }),
   stream: streamFlag,
 });
 

@@ -1,5 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { readChatRequest } from '../../../src/gateway/proxy/openai-chat.schema';
+import { readResponsesRequest } from '../../../src/gateway/proxy/openai-responses.schema';
+import { responsesRequestDocSchema } from '../../../src/gateway/routes/responses.routes';
 import { chatRequestDocSchema } from '../../../src/gateway/routes/chat-completions.routes';
 import { jsonSchemaOf } from '../../../src/shared/http/openapi';
 import { readMessagesRequest } from '../../../src/sensor/messages.schema';
@@ -41,6 +43,30 @@ describe('documented proxy request schemas agree with the request readers', () =
       const label = JSON.stringify(body);
       expect({ label, documented: documented(body) }).toEqual({ label, documented: accepts(readChatRequest, body) });
       expect({ label, zod: chatRequestDocSchema.safeParse(body).success }).toEqual({ label, zod: accepts(readChatRequest, body) });
+    }
+  });
+
+  it('responses', () => {
+    const documented = ajv.compile(jsonSchemaOf(responsesRequestDocSchema, 'input'));
+    const samples: unknown[] = [
+      { model: 'gpt-4.1', input: 'hi' },
+      { model: 'gpt-4.1', input: [{ role: 'user', content: 'hi' }, 'more'], instructions: 'be brief', stream: true, background: false },
+      { prompt: { id: 'pmpt_1', variables: { city: 'Paris' } } },
+      { model: 'gpt-4.1', instructions: [{ role: 'developer', content: 'be brief' }] },
+      { model: '', input: 'hi' },
+      { model: 7, input: 'hi' },
+      { model: 'gpt-4.1', input: 7 },
+      { model: 'gpt-4.1', input: [7] },
+      { model: 'gpt-4.1', input: 'hi', instructions: null },
+      { model: 'gpt-4.1', input: 'hi', instructions: 7 },
+      { model: 'gpt-4.1', input: 'hi', background: true },
+      [],
+      'text',
+    ];
+    for (const body of samples) {
+      const label = JSON.stringify(body);
+      expect({ label, documented: documented(body) }).toEqual({ label, documented: accepts(readResponsesRequest, body) });
+      expect({ label, zod: responsesRequestDocSchema.safeParse(body).success }).toEqual({ label, zod: accepts(readResponsesRequest, body) });
     }
   });
 
