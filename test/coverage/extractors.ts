@@ -1,6 +1,8 @@
 import { chunkTexts, readChatRequest, responseFields } from '../../src/gateway/proxy/openai-chat.schema';
+import { readResponsesRequest, responsesOutputFields, responsesStreamTexts } from '../../src/gateway/proxy/openai-responses.schema';
 import { messagesResponseFields, messagesStreamTexts } from '../../src/sensor/messages-response';
 import { readMessagesRequest } from '../../src/sensor/messages.schema';
+import { responsesStreamEvents } from './responses-fields';
 import type { FieldRow, Json } from './table';
 
 /** Each wire's extractor, over what a row builds: the fields it scans, with their JSON paths. */
@@ -24,3 +26,11 @@ export function pathsOf(row: FieldRow, extract: Extract, t: string): string[] {
 export const messagesResponseFieldsOf: Extract = (b) => messagesResponseFields(b);
 /** A messages stream row builds events (and maybe its message_start). */
 export const messagesStreamFields: Extract = (b) => [b.start, ...(b.events as Json[])].filter(Boolean).flatMap((e) => messagesStreamTexts(e).map((p) => ({ path: p.path, text: p.text })));
+
+export const responsesRequestFields: Extract = (b) => readResponsesRequest(b).fields;
+export const responsesResponseFields: Extract = (b) => responsesOutputFields(b);
+/** A Responses stream row builds events (and maybe the output response.completed carries). */
+export const responsesStreamFields: Extract = (b) => {
+  const texts = responsesStreamTexts({ snapshot: null, sequence: 0 });
+  return responsesStreamEvents(b).flatMap((e) => texts(e).map((p) => ({ path: p.path, text: p.text })));
+};

@@ -1,8 +1,9 @@
 import { CHAT_REQUEST } from './chat-fields';
-import { chatRequestFields, messagesRequestFields, pathsOf, type Extract } from './extractors';
+import { chatRequestFields, messagesRequestFields, pathsOf, responsesRequestFields, type Extract } from './extractors';
 import { expectBlockedAt } from '../helpers/audit-probe';
 import { eventOf, type CoverageEnv } from './harness';
 import { MESSAGES_REQUEST } from './messages-fields';
+import { RESPONSES_REQUEST } from './responses-fields';
 import { ALLOWED, PHRASE } from './payloads';
 import { crossTable, FIELD_TIMEOUT_MS, runCases, sampled, serialize, type Case, type FieldRow, type Json } from './table';
 
@@ -20,8 +21,8 @@ interface RequestWire {
   route: string;
   url: (env: CoverageEnv) => string;
   headers: (env: CoverageEnv) => Record<string, string>;
-  /** The role of a message that can be put before the others (the allow-listed phrase elsewhere). */
-  firstRole: string;
+  /** The body with a message of `text` before the others (the allow-listed phrase elsewhere). */
+  prepend: (body: Json, text: string) => Json;
   expectBlocked: (res: Response, body: Json, category: string) => void;
   /** The error's [type, code] path in the body of a 400 for a repeated key. */
   duplicateError: (body: Json) => unknown[];
@@ -36,13 +37,26 @@ export const CHAT_WIRE: RequestWire = {
   route: '/v1/chat/completions',
   url: (env) => `${env.svc.gatewayUrl}/v1/chat/completions`,
   headers: (env) => ({ authorization: `Bearer ${env.svc.apiKey}` }),
-  firstRole: 'system',
+  prepend: (body, text) => ({ ...body, messages: [{ role: 'system', content: text }, ...body.messages] }),
   expectBlocked: (res, body, category) => {
     expect([res.status, body.error?.type, body.error?.code]).toEqual([403, 'security_block', 'input_blocked']);
     expect(body.error.message).toContain(category);
     expect(res.headers.get('x-risk-categories')?.split(',')).toContain(category);
   },
   duplicateError: (body) => [body.error?.type, body.error?.code],
+};
+
+export const RESPONSES_WIRE: RequestWire = {
+  ...CHAT_WIRE,
+  name: 'responses request',
+  rows: RESPONSES_REQUEST,
+  extract: responsesRequestFields,
+  route: '/v1/responses',
+  url: (env) => `${env.svc.gatewayUrl}/v1/responses`,
+  prepend: (body, text) => {
+    const input = body.input === undefined ? [] : typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input;
+    return { ...body, input: [{ role: 'developer', content: text }, ...input] };
+  },
 };
 
 export const MESSAGES_WIRE: RequestWire = {
@@ -52,7 +66,7 @@ export const MESSAGES_WIRE: RequestWire = {
   route: '/v1/messages',
   url: (env) => `${env.svc.sensorUrl}/v1/messages`,
   headers: (env) => ({ 'x-svc-key': env.svc.apiKey, 'anthropic-version': '2023-06-01', authorization: 'Bearer upstream-token' }),
-  firstRole: 'user',
+  prepend: (body, text) => ({ ...body, messages: [{ role: 'user', content: text }, ...body.messages] }),
   expectBlocked: (res, body, category) => {
     expect(res.status).toBe(403);
     expect(body).toEqual({ type: 'error', error: { type: 'permission_error', code: 'content_blocked', message: expect.stringContaining(category) } });
@@ -68,8 +82,7 @@ export const requestSuite = (env: () => CoverageEnv, wire: RequestWire) =>
     const send = (raw: string) => fetch(wire.url(env()), { method: 'POST', headers: { 'content-type': 'application/json', ...wire.headers(env()) }, body: raw });
     /** The case's body under its own model name (so concurrent cases stay apart), serialised as the case says. */
     const raw = (c: Case, body: Json, model: string, control: boolean) => {
-      const messages = c.variant.allowElsewhere ? [{ role: wire.firstRole, content: ALLOWED }, ...body.messages] : body.messages;
-      return serialize({ ...body, model, messages }, control ? c.controlOptions : c.options);
+      return serialize({ ...(c.variant.allowElsewhere ? wire.prepend(body, ALLOWED) : body), model }, control ? c.controlOptions : c.options);
     };
 
     async function check(c: Case, tag: string): Promise<void> {

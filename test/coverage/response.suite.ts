@@ -1,9 +1,10 @@
 import { createParser } from 'eventsource-parser';
 import { expectBlockedAt } from '../helpers/audit-probe';
 import { CHAT_RESPONSE, CHAT_STREAM, RESPONSE_ONLY } from './chat-fields';
-import { chatResponseFields, chatStreamFields, messagesResponseFieldsOf, messagesStreamFields, pathsOf, type Extract } from './extractors';
+import { chatResponseFields, chatStreamFields, messagesResponseFieldsOf, messagesStreamFields, pathsOf, responsesResponseFields, responsesStreamFields, type Extract } from './extractors';
 import { eventOf, type CoverageEnv } from './harness';
 import { MESSAGES_RESPONSE, MESSAGES_STREAM } from './messages-fields';
+import { RESPONSES_RESPONSE, RESPONSES_STREAM, responsesStreamEvents } from './responses-fields';
 import { ATTACK, EMAIL, PHRASE, uEscape, VARIANTS, type Variant } from './payloads';
 import { FRAMINGS, frameStream, LF, type Framing } from './sse-framing';
 import { crossTable, FIELD_TIMEOUT_MS, runCases, sampled, serialize, STRIDE, touches, type Case, type FieldRow, type Json } from './table';
@@ -137,6 +138,32 @@ export const MESSAGES_OUT: ResponseWire = {
   },
   repeated: (status, body) => [status, body.type === 'error' ? body.error?.code : 'not the messages shape'],
   errorBody: (t) => ({ type: 'error', error: { type: 'invalid_request_error', message: `messages.0.content: ${t}` } }),
+};
+
+export const RESPONSES_OUT: ResponseWire = {
+  ...CHAT_OUT,
+  name: 'responses response',
+  route: '/v1/responses',
+  jsonRows: RESPONSES_RESPONSE,
+  streamRows: RESPONSES_STREAM,
+  jsonExtract: responsesResponseFields,
+  streamExtract: responsesStreamFields,
+  send: (env, model, stream) =>
+    fetch(`${env.svc.gatewayUrl}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env.svc.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, stream, input: 'hi' }),
+    }),
+  streamDatas: (body, options) => responsesStreamEvents(body).map((e, i) => serialize({ ...e, sequence_number: i }, options)),
+  done: false,
+  // The block event shows nothing (its response echoes only the stream's own response.created).
+  shown: (data) => (data.type === 'response.failed' ? [] : { ...data, type: null }),
+  expectStreamBlocked: (text) => {
+    const tail = /event: response\.failed\ndata: (\{[^\n]*\})\n\n$/.exec(text);
+    expect(tail && JSON.parse(tail[1]!)).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'security_block' }, output: [] } });
+    expect(text).not.toContain('"type":"response.completed"');
+  },
+  errorBody: (t) => ({ error: { message: `Invalid value: ${t}`, type: 'invalid_request_error', param: 'input', code: null } }),
 };
 
 export const responseSuite = (env: () => CoverageEnv, wire: ResponseWire) =>

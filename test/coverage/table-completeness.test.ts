@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHAT_REQUEST, CHAT_RESPONSE, CHAT_STREAM, RESPONSE_ONLY } from './chat-fields';
-import { chatRequestFields, chatResponseFields, chatStreamFields, messagesRequestFields, messagesResponseFieldsOf, messagesStreamFields, pathsOf, type Extract } from './extractors';
+import {
+  chatRequestFields, chatResponseFields, chatStreamFields, messagesRequestFields, messagesResponseFieldsOf, messagesStreamFields, pathsOf,
+  responsesRequestFields, responsesResponseFields, responsesStreamFields, type Extract,
+} from './extractors';
 import { MESSAGES_REQUEST, MESSAGES_RESPONSE, MESSAGES_STREAM } from './messages-fields';
 import { VARIANTS } from './payloads';
+import { RESPONSES_REQUEST, RESPONSES_RESPONSE, RESPONSES_STREAM } from './responses-fields';
 import { crossTable, DOC_ONLY, sampled, type FieldRow } from './table';
 
 /**
@@ -24,11 +28,18 @@ const WIRES: Array<[wire: string, rows: FieldRow[], extract: Extract]> = [
   ['messages request', MESSAGES_REQUEST, messagesRequestFields],
   ['messages response', MESSAGES_RESPONSE, messagesResponseFieldsOf],
   ['messages stream', MESSAGES_STREAM, messagesStreamFields],
+  ['responses request', RESPONSES_REQUEST, responsesRequestFields],
+  ['responses response', RESPONSES_RESPONSE, responsesResponseFields],
+  ['responses stream', RESPONSES_STREAM, responsesStreamFields],
 ];
 
-/** Path literals of the extractors that name no text: a file id is listed as unscanned content (X-Risk-Unscanned-Content), never scanned. */
-const NOT_TEXT = ['.file_id'];
+/**
+ * Path literals of the extractors that name no text: a file id or URL, audio, a generated image are
+ * listed as unscanned content (X-Risk-Unscanned-Content), never scanned.
+ */
+const NOT_TEXT = ['.file_id', '.file_url', '.input_audio', '.result'];
 
+const isRequest = (rows: FieldRow[]) => rows === CHAT_REQUEST || rows === MESSAGES_REQUEST || rows === RESPONSES_REQUEST;
 const rowPaths = (row: FieldRow, extract: Extract) => pathsOf(row, extract, MARKER).map(norm);
 
 /** The path literals of an extractor's source, `${...}` replaced by nothing and indices normalised. */
@@ -55,6 +66,7 @@ describe('the coverage table covers every field the extractors read', () => {
     ['src/gateway/proxy/openai-chat.schema.ts', [CHAT_REQUEST, CHAT_RESPONSE, CHAT_STREAM], 20],
     ['src/sensor/messages.schema.ts', [MESSAGES_REQUEST], 10],
     ['src/sensor/messages-response.ts', [MESSAGES_RESPONSE, MESSAGES_STREAM], 5],
+    ['src/gateway/proxy/openai-responses.schema.ts', [RESPONSES_REQUEST, RESPONSES_RESPONSE, RESPONSES_STREAM], 20],
   ] as const)('every path literal of %s is covered by a row', (file, tables, least) => {
     const extractOf = (rows: FieldRow[]) => WIRES.find(([, r]) => r === rows)![2];
     const covered = tables.flatMap((rows) => rows.flatMap((r) => rowPaths(r, extractOf(rows))));
@@ -71,18 +83,18 @@ describe('the coverage table covers every field the extractors read', () => {
 
   it('exclusions are only the declared ones', () => {
     const declared = new Set([DOC_ONLY, ...Object.values(RESPONSE_ONLY)]);
-    for (const rows of [CHAT_REQUEST, CHAT_RESPONSE, CHAT_STREAM, MESSAGES_REQUEST, MESSAGES_RESPONSE, MESSAGES_STREAM]) {
+    for (const rows of WIRES.map(([, r]) => r)) {
       for (const r of rows) for (const [id, reason] of Object.entries(r.excluded ?? {})) {
         expect(VARIANTS.map((v) => v.id)).toContain(id);
         declared.add(reason);
       }
-      const { excluded } = crossTable(rows, VARIANTS, rows === CHAT_REQUEST || rows === MESSAGES_REQUEST ? {} : RESPONSE_ONLY);
+      const { excluded } = crossTable(rows, VARIANTS, isRequest(rows) ? {} : RESPONSE_ONLY);
       expect(excluded.filter(([, , reason]) => !declared.has(reason))).toEqual([]);
     }
   });
 
   it.each(WIRES.map(([wire, rows]) => [wire, rows] as const))('%s: the default sample checks every field and every variant a field carries', (_wire, rows) => {
-    const table = crossTable(rows, VARIANTS, rows === CHAT_REQUEST || rows === MESSAGES_REQUEST ? {} : RESPONSE_ONLY);
+    const table = crossTable(rows, VARIANTS, isRequest(rows) ? {} : RESPONSE_ONLY);
     const sample = sampled(table);
     expect(rows.filter((r) => !sample.some((c) => c.row === r)).map((r) => r.label)).toEqual([]);
     const carried = VARIANTS.filter((v) => table.cases.some((c) => c.variant === v));

@@ -393,7 +393,7 @@ const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.str
  * model, created_at, the request's echoes) with no output: `status` and the fields given.
  */
 export function endedResponse(snapshot: Record<string, Json> | null, model: string, fields: Record<string, Json>): Record<string, Json> {
-  const base = snapshot ?? { id: `resp_blocked_${Date.now()}`, object: 'response', created_at: Math.floor(Date.now() / 1000), model };
+  const base = snapshot ?? { id: 'resp_blocked_' + String(Date.now()), object: 'response', created_at: Math.floor(Date.now() / 1000), model };
   return { ...base, output: [], output_text: null, usage: null, error: null, incomplete_details: null, ...fields };
 }
 
