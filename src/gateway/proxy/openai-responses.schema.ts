@@ -274,16 +274,34 @@ export function responsesStreamTexts(state: ResponsesStreamState): StreamTexts {
   /** Output item types by output_index (from output_item.added), for the detection stream of a text. */
   const types = new Map<number, string>();
 
-  const delta = (path: string, text: unknown, at: { key: string; json?: true }): StreamText[] => {
-    if (typeof text !== 'string' || text.length === 0) return [];
-    built.set(path, (built.get(path) ?? '') + text);
-    return [{ key: at.key, path, text, ...(at.json ? { json: true } : {}) }];
+  /** Paths moved to a detection stream of their own, and the last path written to each detection stream. */
+  const own = new Set<string>();
+  const lastOn = new Map<string, string>();
+  /**
+   * Appends `text` to the text built at `path`, on its detection stream. A field resumed after another
+   * field's text went to the same detection stream (interleaved items) continues on a stream of its
+   * own, from its start: the text a client assembles for that field is always scanned contiguous.
+   */
+  const emit = (path: string, text: string, at: { key: string; json?: true }): StreamText[] => {
+    const before = built.get(path) ?? '';
+    built.set(path, before + text);
+    let key = own.has(path) ? path : at.key;
+    let piece = text;
+    if (!at.json && !own.has(path) && before !== '' && lastOn.get(key) !== path) {
+      own.add(path);
+      key = path;
+      piece = before + text;
+    }
+    lastOn.set(key, path);
+    return [{ key, path, text: piece, ...(at.json ? { json: true } : {}) }];
   };
+  const delta = (path: string, text: unknown, at: { key: string; json?: true }): StreamText[] =>
+    typeof text === 'string' && text.length > 0 ? emit(path, text, at) : [];
   const restate = (path: string, text: string, at: { key: string; json?: true }): StreamText[] => {
     const seen = built.get(path) ?? '';
     if (text === seen) return [];
+    if (text.startsWith(seen)) return emit(path, text.slice(seen.length), at);
     built.set(path, text);
-    if (text.startsWith(seen)) return [{ key: at.key, path, text: text.slice(seen.length), ...(at.json ? { json: true } : {}) }];
     const out: Out = [];
     if (at.json) argumentTexts(text, path, out, true);
     else out.push({ path, text });
