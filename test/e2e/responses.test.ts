@@ -160,6 +160,9 @@ describe('POST /v1/responses (official openai SDK)', () => {
     expect(last.sequence_number).toBeGreaterThan(events[events.length - 2]!.sequence_number);
     expect(events.map((e) => e.type)).not.toContain('response.completed');
     expect(JSON.stringify(events)).not.toContain('acme');
+    // The SDK's stream helper ends on it: its final response is the failed one, with no output.
+    const final = await client.responses.stream({ model: 'gpt-4.1-mini', input: 'Hi' }).finalResponse();
+    expect(final).toMatchObject({ status: 'failed', error: { code: 'security_block' }, output: [], output_text: '' });
   });
 
   it.each([
