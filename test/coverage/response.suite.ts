@@ -67,6 +67,10 @@ interface ResponseWire {
   errorBody: (t: string) => Json;
 }
 
+/** A JSON POST to the gateway with the project key. */
+const postGateway = (env: CoverageEnv, path: string, body: Json) =>
+  fetch(`${env.svc.gatewayUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${env.svc.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
 export const CHAT_OUT: ResponseWire = {
   name: 'chat completions response',
   route: '/v1/chat/completions',
@@ -74,12 +78,7 @@ export const CHAT_OUT: ResponseWire = {
   streamRows: CHAT_STREAM,
   jsonExtract: chatResponseFields,
   streamExtract: chatStreamFields,
-  send: (env, model, stream) =>
-    fetch(`${env.svc.gatewayUrl}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${env.svc.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hi' }] }),
-    }),
+  send: (env, model, stream) => postGateway(env, '/v1/chat/completions', { model, stream, messages: [{ role: 'user', content: 'hi' }] }),
   streamDatas: (body, options) => {
     const base = { id: 'chatcmpl-coverage', object: body.legacy ? 'text_completion' : 'chat.completion.chunk', created, model: 'gpt-4o-mini' };
     const chunk = (choice: Json, finish: string | null = null) => serialize({ ...base, choices: [{ index: 0, ...choice, logprobs: null, finish_reason: finish }] }, options);
@@ -148,12 +147,7 @@ export const RESPONSES_OUT: ResponseWire = {
   streamRows: RESPONSES_STREAM,
   jsonExtract: responsesResponseFields,
   streamExtract: responsesStreamFields,
-  send: (env, model, stream) =>
-    fetch(`${env.svc.gatewayUrl}/v1/responses`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${env.svc.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, stream, input: 'hi' }),
-    }),
+  send: (env, model, stream) => postGateway(env, '/v1/responses', { model, stream, input: 'hi' }),
   streamDatas: (body, options) => responsesStreamEvents(body).map((e, i) => serialize({ ...e, sequence_number: i }, options)),
   done: false,
   // The block event shows nothing (its response echoes only the stream's own response.created).
