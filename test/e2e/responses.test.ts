@@ -223,5 +223,8 @@ describe('POST /v1/responses (official openai SDK)', () => {
     const text = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
     expect(text).toBe('one two three');
     expect(events[events.length - 1]).toMatchObject({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
+    // Its response carries the output sent so far, which the SDK's stream helper returns.
+    const final = await client.responses.stream({ model: 'gpt-4.1-mini', input: 'Hi' }).finalResponse();
+    expect(final).toMatchObject({ status: 'incomplete', output_text: 'one two three', output: [{ type: 'message', status: 'incomplete' }] });
   });
 });

@@ -1,5 +1,5 @@
 import { chunkTexts, identityOf, responseTexts, type StreamIdentity } from '../proxy/openai-chat.schema';
-import { endedResponse, responsesOutputFields } from '../proxy/openai-responses.schema';
+import { endedResponse, responsesOutputFields, StreamedOutput } from '../proxy/openai-responses.schema';
 import { countTextTokens, type EncodingName } from '../../shared/tokens';
 import type { WireApi } from './input-checks';
 
@@ -116,13 +116,14 @@ const NOT_TEXT_DELTAS = new Set(['response.audio.delta']);
  * Responses-API events (`response.*`): every text delta counts (output text, refusal, arguments,
  * reasoning, code); usage from response.completed / response.incomplete. A cut ends the stream as the
  * API ends one at max_output_tokens: a `response.incomplete` event (incomplete_details.reason
- * max_output_tokens), its response without the output (the client has the deltas).
+ * max_output_tokens), its response carrying the output sent so far.
  */
 class ResponsesStreamCounter implements StreamCounter {
   private counted = 0;
   private usage: number | null = null;
   private snapshot: Record<string, unknown> | null = null;
   private sequence = 0;
+  private readonly sent = new StreamedOutput();
 
   constructor(private readonly encoding: EncodingName, private readonly max: number) {}
 
@@ -134,14 +135,21 @@ class ResponsesStreamCounter implements StreamCounter {
       this.snapshot = event.response;
       if (isObj(event.response.usage) && typeof event.response.usage.output_tokens === 'number') this.usage = event.response.usage.output_tokens;
     }
-    if (typeof event.type !== 'string' || !event.type.endsWith('.delta') || NOT_TEXT_DELTAS.has(event.type) || typeof event.delta !== 'string') return 'pass';
-    this.counted += countTextTokens(event.delta, this.encoding);
-    return this.counted > this.max ? 'cut' : 'pass';
+    if (typeof event.type === 'string' && event.type.endsWith('.delta') && !NOT_TEXT_DELTAS.has(event.type) && typeof event.delta === 'string') {
+      this.counted += countTextTokens(event.delta, this.encoding);
+      if (this.counted > this.max) return 'cut'; // not sent: not in the output
+    }
+    this.sent.add(event as Parameters<StreamedOutput['add']>[0]);
+    return 'pass';
   }
 
   tail(): string {
     const model = typeof this.snapshot?.model === 'string' ? this.snapshot.model : '';
-    const response = endedResponse(this.snapshot as Parameters<typeof endedResponse>[0], model, { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
+    const response = endedResponse(this.snapshot as Parameters<typeof endedResponse>[0], model, {
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_output_tokens' },
+      output: this.sent.output() as Parameters<typeof endedResponse>[2][string],
+    });
     return sse('response.incomplete', { type: 'response.incomplete', sequence_number: this.sequence + 1, response });
   }
 

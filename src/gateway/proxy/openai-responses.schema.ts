@@ -404,6 +404,66 @@ export function responsesStreamTexts(state: ResponsesStreamState): StreamTexts {
   };
 }
 
+/**
+ * The output a stream has sent so far, rebuilt from its events (items, content and summary parts, text,
+ * refusal, summary, arguments and custom-input deltas): the output of the response that ends a stream
+ * cut at max_output_tokens, as the API's own response.incomplete carries it. Items not done are marked
+ * incomplete.
+ */
+export class StreamedOutput {
+  private readonly items = new Map<number, Record<string, Json>>();
+
+  add(e: Record<string, Json>): void {
+    if (typeof e.output_index !== 'number') return;
+    const oi = e.output_index;
+    const ci = typeof e.content_index === 'number' ? e.content_index : 0;
+    const si = typeof e.summary_index === 'number' ? e.summary_index : 0;
+    const item = this.items.get(oi);
+    const delta = typeof e.delta === 'string' ? e.delta : '';
+    switch (e.type) {
+      case 'response.output_item.added':
+      case 'response.output_item.done':
+        if (isObj(e.item)) this.items.set(oi, structuredClone(e.item));
+        return;
+      case 'response.content_part.added':
+      case 'response.content_part.done':
+        if (item && isObj(e.part)) partsOf(item, 'content')[ci] = structuredClone(e.part);
+        return;
+      case 'response.reasoning_summary_part.added':
+        if (item && isObj(e.part)) partsOf(item, 'summary')[si] = structuredClone(e.part);
+        return;
+      case 'response.output_text.delta':
+        return appendTo(item, 'content', ci, 'text', delta, { type: 'output_text', text: '', annotations: [] });
+      case 'response.refusal.delta':
+        return appendTo(item, 'content', ci, 'refusal', delta, { type: 'refusal', refusal: '' });
+      case 'response.reasoning_summary_text.delta':
+        return appendTo(item, 'summary', si, 'text', delta, { type: 'summary_text', text: '' });
+      case 'response.function_call_arguments.delta':
+      case 'response.mcp_call_arguments.delta':
+        if (item) item.arguments = (typeof item.arguments === 'string' ? item.arguments : '') + delta;
+        return;
+      case 'response.custom_tool_call_input.delta':
+        if (item) item.input = (typeof item.input === 'string' ? item.input : '') + delta;
+    }
+  }
+
+  output(): Json[] {
+    return [...this.items.entries()].sort(([a], [b]) => a - b).map(([, item]) => ({ ...item, status: item.status === 'completed' ? 'completed' : 'incomplete' }));
+  }
+}
+
+function partsOf(item: Record<string, Json>, field: 'content' | 'summary'): Json[] {
+  if (!Array.isArray(item[field])) item[field] = [];
+  return item[field] as Json[];
+}
+
+function appendTo(item: Record<string, Json> | undefined, field: 'content' | 'summary', index: number, key: string, delta: string, empty: Record<string, Json>): void {
+  if (!item || index > 1024) return;
+  const parts = partsOf(item, field);
+  const part = isObj(parts[index]) ? (parts[index] as Record<string, Json>) : (parts[index] = { ...empty }) as Record<string, Json>;
+  part[key] = (typeof part[key] === 'string' ? part[key] : '') + delta;
+}
+
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
