@@ -46,6 +46,8 @@ function anyTexts(v: Json | undefined, path: string, out: Out, o: ReadOptions): 
   for (const [k, x] of Object.entries(v)) {
     const at = childPath(path, k);
     if (OPAQUE.has(k) || x === null) continue;
+    // A file id beside the text it stands for (a file_search result) only names that text's source.
+    if (k === 'file_id' && typeof v.text === 'string') continue;
     if (REFERENCES.has(k)) o.unscanned?.push(at);
     else if (k === 'arguments' && typeof x === 'string') argumentTexts(x, at, out, o.decode);
     else anyTexts(x, at, out, o);

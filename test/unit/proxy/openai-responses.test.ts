@@ -1,4 +1,33 @@
-import { responsesStreamTexts, type ResponsesStreamState } from '../../../src/gateway/proxy/openai-responses.schema';
+import { readResponsesRequest, responsesStreamTexts, type ResponsesStreamState } from '../../../src/gateway/proxy/openai-responses.schema';
+
+/** What the input scan reads of a Responses request, and what it lists as unscanned. */
+describe('readResponsesRequest', () => {
+  it('lists images and file references as unscanned; reads a file_search result\'s text, not its file id as content; never reads MCP credentials', () => {
+    const read = readResponsesRequest({
+      model: 'gpt-4.1',
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'high' }, { type: 'input_file', file_id: 'file-1' }] },
+        { type: 'file_search_call', id: 'fs_1', status: 'completed', queries: ['q1'], results: [{ file_id: 'file-2', filename: 'a.txt', score: 0.9, text: 'result text' }] },
+        { type: 'item_reference', id: 'msg_stored' },
+      ],
+      tools: [{ type: 'mcp', server_label: 'docs', server_url: 'https://mcp.example.com', headers: { Authorization: 'Bearer secret-token' }, authorization: 'secret-2' }],
+    });
+    expect(read.unscanned).toEqual(['input[0].content[1].image_url', 'input[0].content[2].file_id']);
+    expect(read.fields.map((f) => [f.path, f.text])).toEqual([
+      ['input[0].content[0].text', 'look'],
+      ['input[1].queries[0]', 'q1'],
+      ['input[1].results[0].filename', 'a.txt'],
+      ['input[1].results[0].text', 'result text'],
+      ['tools[0].server_label', 'docs'],
+    ]);
+  });
+
+  it('refuses background: true (its output could not be scanned in line), and bodies of the wrong shape', () => {
+    expect(() => readResponsesRequest({ model: 'gpt-4.1', input: 'hi', background: true })).toThrow(expect.objectContaining({ code: 'background_not_supported' }));
+    expect(() => readResponsesRequest({ model: 'gpt-4.1', input: 42 })).toThrow(expect.objectContaining({ code: 'invalid_request' }));
+    expect(readResponsesRequest({ model: 'gpt-4.1', input: 'hi', background: false }).fields).toEqual([{ path: 'input', text: 'hi' }]);
+  });
+});
 
 /**
  * The Responses stream's texts for the stream guard (openai-responses.schema.ts): deltas go to their
