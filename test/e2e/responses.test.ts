@@ -179,11 +179,14 @@ describe('POST /v1/responses (official openai SDK)', () => {
     expect(JSON.stringify(events)).not.toMatch(/acme|u0040/);
   });
 
-  it('background: true is refused with 400 background_not_supported, nothing upstream', async () => {
+  it('background: true is refused with 400 background_not_supported, nothing upstream; a request with no text is forwarded', async () => {
     const err = await refusal(client.responses.create({ model: 'gpt-4.1-mini', input: 'Hi', background: true }));
     expect(err.status).toBe(400);
     expect(err.error).toMatchObject({ type: 'invalid_request', code: 'background_not_supported' });
     expect(upstream.received).toHaveLength(0);
+    // A request with no text of its own (a stored prompt without variables) is scanned empty and forwarded.
+    expect((await raw({ model: 'gpt-4.1-mini', prompt: { id: 'pmpt_1' } })).status).toBe(200);
+    expect(upstream.received).toHaveLength(1);
   });
 
   it('GET /v1/responses/{id} and its input_items are scanned as output; stream=true refused; DELETE passed through', async () => {
