@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { startFakeResponses, type FakeResponses } from '../fakes/fake-responses';
 import { auditProbe, expectBlockedAt } from '../helpers/audit-probe';
@@ -229,5 +232,38 @@ describe('POST /v1/responses (official openai SDK)', () => {
     // Its response carries the output sent so far, which the SDK's stream helper returns.
     const final = await client.responses.stream({ model: 'gpt-4.1-mini', input: 'Hi' }).finalResponse();
     expect(final).toMatchObject({ status: 'incomplete', output_text: 'one two three', output: [{ type: 'message', status: 'incomplete' }] });
+  });
+});
+
+describe('POST /v1/responses through PROVIDERS_FILE', () => {
+  let a: FakeResponses;
+  let b: FakeResponses;
+  let svc: TestServices;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([startFakeResponses(), startFakeResponses()]);
+    const file = join(mkdtempSync(join(tmpdir(), 'responses-providers-')), 'providers.json');
+    writeFileSync(file, JSON.stringify({
+      providers: { a: { type: 'openai_compatible', base_url: a.url, api_key_env: 'A_KEY' }, b: { type: 'openai_compatible', base_url: b.url, api_key_env: 'B_KEY' } },
+      routes: [{ match: 'fast-*', targets: [{ provider: 'b', model: 'gpt-4.1-mini' }] }],
+      default: { targets: [{ provider: 'a' }] },
+    }));
+    svc = await startTestServices(pgliteTarget, { env: { PROVIDERS_FILE: file, A_KEY: 'sk-a-0001', B_KEY: 'sk-b-0002' } });
+  });
+  afterAll(async () => {
+    await svc?.dispose();
+    await Promise.all([a?.close(), b?.close()]);
+  });
+
+  it('routed by the request\'s model (the body\'s model rewritten for the target); a stored response is read from the default route', async () => {
+    const client = new OpenAI({ apiKey: svc.apiKey, baseURL: `${svc.gatewayUrl}/v1`, maxRetries: 0 });
+    const res = await client.responses.create({ model: 'fast-answers', input: 'Say hello' });
+    expect(res.output_text).toBe('Hello from Responses.');
+    expect([a.received.length, b.received.length]).toEqual([0, 1]);
+    expect(b.received[0]!.headers.authorization).toBe('Bearer sk-b-0002');
+    expect(JSON.parse(b.received[0]!.body)).toEqual({ model: 'gpt-4.1-mini', input: 'Say hello' });
+    // No model names a stored response's provider: GET goes to the default route (here: not found there).
+    expect((await client.responses.retrieve(res.id).catch((err: InstanceType<typeof OpenAI.APIError>) => err)).status).toBe(404);
+    expect(a.received.map((r) => [r.method, r.url])).toEqual([['GET', `/v1/responses/${res.id}`]]);
   });
 });
