@@ -11,7 +11,7 @@ import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../../share
 import { bearerCredential, meterStream, trafficLimitHooks } from '../limits/limit-hooks';
 import type { LimitsService } from '../limits/limits.service';
 import { blockedStreamTail, chatStreamTexts, identityOf, readChatRequest, responseFields, type StreamIdentity } from '../proxy/openai-chat.schema';
-import { relayGuardedStream } from '../proxy/guarded-stream';
+import { relayGuardedStream, type GuardedStreamArgs } from '../proxy/guarded-stream';
 import type { TextField } from '../../shared/explain/field-layout';
 import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scanInputStage, scansOutput, scanStage, setOutputRiskHeaders } from '../proxy/output-scan';
 import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamRepeatsKeyError } from '../../shared/http/upstream';
@@ -81,37 +81,74 @@ const chatDoc = documented({
 export function registerChatCompletionsRoutes(app: FastifyInstance, deps: ChatRouteDeps): void {
   const limited = trafficLimitHooks(deps.limits, { wire: 'openai-chat', authenticate: requireBearerKey(deps.auth), credential: bearerCredential });
   const hooks = { ...limited, ...auditHooks(deps.audit) };
-  app.post('/v1/chat/completions', { ...chatDoc, ...hooks }, async (request, reply) => {
-    const ctx = authOf(request);
-    const chat = readChatRequest(request.body);
-    request.audit = { model: chat.model, countTexts: chat.texts, findings: [], blocked: false };
-    const abort = abortOnClientClose(request, reply);
-    // The request's first detection call: when detection is at capacity it is refused here (503
-    // detection_overloaded, Retry-After), before anything reaches the upstream; once admitted, the
-    // request's output scans and stream steps are queued, never refused.
-    const input = await scanInputStage(deps.detection, request, reply, {
-      policy: ctx.policy,
-      fields: chat.fields,
-      unscanned: chat.unscanned,
-      signal: abort.signal,
-      errorType: 'security_block',
-      deny: (verdict) => securityBlock('input', verdict),
-    });
+  app.post('/v1/chat/completions', { ...chatDoc, ...hooks }, async (request, reply) =>
+    proxyScanned(deps, request, reply, { path: '/chat/completions', summary: readChatRequest(request.body), fieldsOf: responseFields, streamWire: chatStreamWire }),
+  );
+}
 
-    const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/chat/completions', body: request.rawBody ?? Buffer.alloc(0), model: chat.model ?? undefined });
-    if (upstream.statusCode >= 400) throw await upstreamError({ deps, ctx, request, reply, upstream, input });
-    const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
-    // Policy limits: counts the streamed output tokens and cuts the stream at max_output_tokens.
-    if (isStream) upstream.body = meterStream(request, upstream.body, upstream.headers);
-    if (!scansOutput(ctx.policy.detection)) {
-      reply.status(upstream.statusCode);
-      copyResponseHeaders(reply, upstream.headers);
-      return reply.send(upstream.body);
-    }
-    return isStream
-      ? relayStream({ deps, ctx, request, reply, upstream, model: chat.model ?? '', input, abort })
-      : relayJson({ deps, ctx, request, reply, upstream, input });
+/** What a scanned OpenAI-compatible POST route (chat completions, responses) gives the shared pipeline. */
+export interface ScannedPost {
+  /** The upstream path, below the provider's base URL (`/chat/completions`). */
+  path: string;
+  /** The request as the wire's reader read it: its model and every text the model would read. */
+  summary: { model: string | null; texts: string[]; fields: TextField[]; unscanned: string[] };
+  /** The fields of a JSON answer, scanned whole with the output policy. */
+  fieldsOf: (parsed: unknown) => TextField[];
+  /** How the wire's stream is read (its texts, for one stream of the request's `model`) and ended when blocked. */
+  streamWire: (model: string) => StreamWire;
+}
+
+/** The wire API's part of a guarded stream (guarded-stream.ts). */
+export type StreamWire = Pick<GuardedStreamArgs, 'texts' | 'observe' | 'blockedTail'>;
+
+/**
+ * A scanned OpenAI-compatible POST: the request body goes upstream byte for byte (every field) after
+ * input scanning; the answer is scanned before anything of it is returned — whole for JSON,
+ * incrementally for SSE streams. An upstream error keeps its status, message and code (its body scanned).
+ */
+export async function proxyScanned(deps: ChatRouteDeps, request: FastifyRequest, reply: FastifyReply, w: ScannedPost): Promise<FastifyReply> {
+  const ctx = authOf(request);
+  const { summary } = w;
+  request.audit = { model: summary.model, countTexts: summary.texts, findings: [], blocked: false };
+  const abort = abortOnClientClose(request, reply);
+  // The request's first detection call: when detection is at capacity it is refused here (503
+  // detection_overloaded, Retry-After), before anything reaches the upstream; once admitted, the
+  // request's output scans and stream steps are queued, never refused.
+  const input = await scanInputStage(deps.detection, request, reply, {
+    policy: ctx.policy,
+    fields: summary.fields,
+    unscanned: summary.unscanned,
+    signal: abort.signal,
+    errorType: 'security_block',
+    deny: (verdict) => securityBlock('input', verdict),
   });
+
+  const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: w.path, body: request.rawBody ?? Buffer.alloc(0), model: summary.model ?? undefined });
+  const relay: RelayArgs = { deps, ctx, request, reply, upstream, input };
+  if (upstream.statusCode >= 400) throw await upstreamError(relay);
+  const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+  // Policy limits: counts the streamed output tokens and cuts the stream at max_output_tokens.
+  if (isStream) upstream.body = meterStream(request, upstream.body, upstream.headers);
+  if (!scansOutput(ctx.policy.detection)) return relayUnscanned(reply, upstream);
+  if (!isStream) return relayJson(relay, w.fieldsOf);
+  // Scanned as it passes: each event released once the text it carries is scanned.
+  return relayGuardedStream({
+    detection: deps.detection,
+    policy: ctx.policy.detection,
+    windowChars: deps.streamWindowChars,
+    request,
+    reply,
+    upstream,
+    abort,
+    ...w.streamWire(summary.model ?? ''),
+  });
+}
+
+/** The upstream's answer as it is (status, end-to-end headers, body): nothing of it to scan. */
+export function relayUnscanned(reply: FastifyReply, upstream: Dispatcher.ResponseData): FastifyReply {
+  reply.status(upstream.statusCode);
+  copyResponseHeaders(reply, upstream.headers);
+  return reply.send(upstream.body);
 }
 
 export interface RelayArgs {
@@ -142,7 +179,7 @@ export async function upstreamError(a: RelayArgs): Promise<AppError> {
 }
 
 /** A JSON answer, read whole and scanned (`fieldsOf`: the wire's output fields) before any of it is returned. */
-export async function relayJson(a: RelayArgs, fieldsOf: (parsed: unknown) => TextField[] = responseFields): Promise<FastifyReply> {
+export async function relayJson(a: RelayArgs, fieldsOf: (parsed: unknown) => TextField[]): Promise<FastifyReply> {
   const raw = await readBounded(a.upstream.body, MAX_UPSTREAM_BODY);
   if (raw === null) throw new AppError('internal_error', 'The upstream response is too large', { code: 'upstream_too_large', status: 502 });
   // Accept-Encoding is not forwarded, but an upstream may compress anyway: the answer is relayed decoded.
@@ -163,25 +200,18 @@ export async function relayJson(a: RelayArgs, fieldsOf: (parsed: unknown) => Tex
   return a.reply.send(body);
 }
 
-/** The streamed answer, scanned as it passes (guarded-stream.ts); a blocked one ends with a content_filter chunk. */
-function relayStream(a: RelayArgs & { model: string; abort: AbortController }): Promise<FastifyReply> {
+/** A chat-completions stream: one detection stream per choice and field kind; a blocked one ends with a content_filter chunk. */
+function chatStreamWire(model: string): StreamWire {
   let identity: StreamIdentity | null = null;
   const choices = new Set<number>();
-  return relayGuardedStream({
-    detection: a.deps.detection,
-    policy: a.ctx.policy.detection,
-    windowChars: a.deps.streamWindowChars,
-    request: a.request,
-    reply: a.reply,
-    upstream: a.upstream,
-    abort: a.abort,
+  return {
     texts: chatStreamTexts(choices),
     observe: (parsed) => {
-      identity ??= identityOf(parsed, a.model);
+      identity ??= identityOf(parsed, model);
     },
     blockedTail: (guard) => {
-      const id = identity ?? { id: `chatcmpl-blocked-${Date.now()}`, created: Math.floor(Date.now() / 1000), model: a.model };
+      const id = identity ?? { id: `chatcmpl-blocked-${Date.now()}`, created: Math.floor(Date.now() / 1000), model };
       return blockedStreamTail(id, [...choices].sort((x, y) => x - y), blockedTypes(guard.fired()));
     },
-  });
+  };
 }

@@ -6,12 +6,11 @@ import type { DetectResult } from '../../shared/detection-client';
 import { invalidRequest } from '../../shared/errors';
 import type { TextField } from '../../shared/explain/field-layout';
 import { documented, PROXY_ERRORS, relayedAnswer, streamFlag } from '../../shared/http/openapi';
-import { abortOnClientClose, copyResponseHeaders } from '../../shared/http/upstream';
-import { bearerCredential, meterStream, requestOnlyLimitHooks, trafficLimitHooks } from '../limits/limit-hooks';
-import { relayGuardedStream } from '../proxy/guarded-stream';
+import { abortOnClientClose } from '../../shared/http/upstream';
+import { bearerCredential, requestOnlyLimitHooks, trafficLimitHooks } from '../limits/limit-hooks';
 import { inputItemsFields, readResponsesRequest, responsesBlockedTail, responsesOutputFields, responsesStreamTexts, type ResponsesStreamState } from '../proxy/openai-responses.schema';
-import { scanInputStage, scansOutput } from '../proxy/output-scan';
-import { callUpstream, plainUpstreamError, relayJson, securityBlock, upstreamError, type ChatRouteDeps, type RelayArgs } from './chat-completions.routes';
+import { scansOutput } from '../proxy/output-scan';
+import { callUpstream, plainUpstreamError, proxyScanned, relayJson, relayUnscanned, securityBlock, upstreamError, type ChatRouteDeps, type RelayArgs, type StreamWire } from './chat-completions.routes';
 
 /**
  * The OpenAI Responses API on the gateway (the openai SDK's responses.create / .stream / .retrieve /
@@ -91,28 +90,9 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ChatRouteDep
   const hooks = { ...trafficLimitHooks(deps.limits, { wire: 'openai-responses', authenticate, credential: bearerCredential }), ...auditHooks(deps.audit) };
   const counted = { ...requestOnlyLimitHooks(deps.limits, { authenticate, credential: bearerCredential }), ...auditHooks(deps.audit) };
 
-  app.post('/v1/responses', { ...createDoc, ...hooks }, async (request, reply) => {
-    const ctx = authOf(request);
-    const summary = readResponsesRequest(request.body);
-    request.audit = { model: summary.model, countTexts: summary.texts, findings: [], blocked: false };
-    const abort = abortOnClientClose(request, reply);
-    const input = await scanInputStage(deps.detection, request, reply, {
-      policy: ctx.policy,
-      fields: summary.fields,
-      unscanned: summary.unscanned,
-      signal: abort.signal,
-      errorType: 'security_block',
-      deny: (verdict) => securityBlock('input', verdict),
-    });
-    const upstream = await callUpstream(deps, request, abort.signal, { method: 'POST', path: '/responses', body: request.rawBody ?? Buffer.alloc(0), model: summary.model ?? undefined });
-    const relay: RelayArgs = { deps, ctx, request, reply, upstream, input };
-    if (upstream.statusCode >= 400) throw await upstreamError(relay);
-    const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
-    // Policy limits: counts the streamed output tokens and cuts the stream at max_output_tokens (response.incomplete).
-    if (isStream) upstream.body = meterStream(request, upstream.body, upstream.headers);
-    if (!scansOutput(ctx.policy.detection)) return passThrough(reply, upstream);
-    return isStream ? relayStream({ ...relay, model: summary.model ?? '', abort }) : relayJson(relay, responsesOutputFields);
-  });
+  app.post('/v1/responses', { ...createDoc, ...hooks }, async (request, reply) =>
+    proxyScanned(deps, request, reply, { path: '/responses', summary: readResponsesRequest(request.body), fieldsOf: responsesOutputFields, streamWire: responsesStreamWire }),
+  );
 
   app.get('/v1/responses/:id', { ...retrieveDoc, ...counted }, async (request, reply) => {
     const { stream } = request.query as { stream?: unknown };
@@ -137,14 +117,8 @@ export function registerResponsesRoutes(app: FastifyInstance, deps: ChatRouteDep
     const abort = abortOnClientClose(request, reply);
     const upstream = await callUpstream(deps, request, abort.signal, { method: 'DELETE', path: `/responses/${encodeURIComponent(id)}` });
     if (upstream.statusCode >= 400) throw await plainUpstreamError(upstream);
-    return passThrough(reply, upstream);
+    return relayUnscanned(reply, upstream);
   });
-}
-
-function passThrough(reply: FastifyReply, upstream: RelayArgs['upstream']): FastifyReply {
-  reply.status(upstream.statusCode);
-  copyResponseHeaders(reply, upstream.headers);
-  return reply.send(upstream.body);
 }
 
 /**
@@ -160,25 +134,18 @@ async function relayStored(deps: ChatRouteDeps, request: FastifyRequest, reply: 
   const upstream = await callUpstream(deps, request, abort.signal, { method: 'GET', path: `/responses/${encodeURIComponent(id)}${suffix}${queryOf(request)}` });
   const relay: RelayArgs = { deps, ctx, request, reply, upstream, input: NOTHING_SENT };
   if (upstream.statusCode >= 400) throw await upstreamError(relay);
-  if (!scansOutput(ctx.policy.detection)) return passThrough(reply, upstream);
+  if (!scansOutput(ctx.policy.detection)) return relayUnscanned(reply, upstream);
   return relayJson(relay, fieldsOf);
 }
 
-/** The streamed answer, scanned as it passes (guarded-stream.ts); a blocked one ends with response.failed. */
-function relayStream(a: RelayArgs & { model: string; abort: AbortController }): Promise<FastifyReply> {
+/** A Responses stream (openai-responses.schema.ts): a blocked one ends with response.failed (security_block). */
+function responsesStreamWire(model: string): StreamWire {
   const state: ResponsesStreamState = { snapshot: null, sequence: 0 };
-  return relayGuardedStream({
-    detection: a.deps.detection,
-    policy: a.ctx.policy.detection,
-    windowChars: a.deps.streamWindowChars,
-    request: a.request,
-    reply: a.reply,
-    upstream: a.upstream,
-    abort: a.abort,
+  return {
     texts: responsesStreamTexts(state),
     blockedTail: (guard) => {
       const verdict = { categories: guard.fired(), blockReason: guard.blockReason };
-      return responsesBlockedTail(state, a.model, securityBlock('output', verdict).message, verdict.categories.filter((c) => c.action === 'block').map((c) => c.type));
+      return responsesBlockedTail(state, model, securityBlock('output', verdict).message, verdict.categories.filter((c) => c.action === 'block').map((c) => c.type));
     },
-  });
+  };
 }
