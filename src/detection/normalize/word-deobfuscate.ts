@@ -200,6 +200,21 @@ function leetWordAround(source: string, at: number): { start: number; end: numbe
   return { start: wordStart, end: wordStart + word.length, word };
 }
 
+/** Whether the token around `at` (as leetWordAround delimits it) has an ASCII digit. */
+function tokenHasDigit(source: string, at: number): boolean {
+  for (let i = at; i > 0; i--) {
+    const c = source.charCodeAt(i - 1);
+    if (isTokenEnd(c)) break;
+    if (c >= 0x30 && c <= 0x39) return true;
+  }
+  for (let i = at; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (isTokenEnd(c)) break;
+    if (c >= 0x30 && c <= 0x39) return true;
+  }
+  return false;
+}
+
 /** Cheap trigger: at least MIN_STRONG_LEET leetspeak words with digits in two or more places. */
 function hasStrongLeet(source: string): boolean {
   let strong = 0;
@@ -220,6 +235,8 @@ export function deLeet(source: string, base?: MappedText): MappedText {
   const words: { start: number; end: number; word: string }[] = [];
   TOKEN.lastIndex = 0;
   for (let m = TOKEN.exec(source); m; m = TOKEN.exec(source)) {
+    // A leetspeak word has a digit: a token without one (most of them) is not looked at further.
+    if (!tokenHasDigit(source, m.index)) continue;
     const found = leetWordAround(source, m.index);
     if (found.word !== '' && isLeetWord(found.word)) words.push(found);
   }
