@@ -200,21 +200,6 @@ function leetWordAround(source: string, at: number): { start: number; end: numbe
   return { start: wordStart, end: wordStart + word.length, word };
 }
 
-/** Whether the token around `at` (as leetWordAround delimits it) has an ASCII digit. */
-function tokenHasDigit(source: string, at: number): boolean {
-  for (let i = at; i > 0; i--) {
-    const c = source.charCodeAt(i - 1);
-    if (isTokenEnd(c)) break;
-    if (c >= 0x30 && c <= 0x39) return true;
-  }
-  for (let i = at; i < source.length; i++) {
-    const c = source.charCodeAt(i);
-    if (isTokenEnd(c)) break;
-    if (c >= 0x30 && c <= 0x39) return true;
-  }
-  return false;
-}
-
 /** Cheap trigger: at least MIN_STRONG_LEET leetspeak words with digits in two or more places. */
 function hasStrongLeet(source: string): boolean {
   let strong = 0;
@@ -233,12 +218,22 @@ export function deLeet(source: string, base?: MappedText): MappedText {
   const unchanged = base ?? identityText(source);
   if (!hasStrongLeet(source)) return unchanged;
   const words: { start: number; end: number; word: string }[] = [];
-  TOKEN.lastIndex = 0;
-  for (let m = TOKEN.exec(source); m; m = TOKEN.exec(source)) {
-    // A leetspeak word has a digit: a token without one (most of them) is not looked at further.
-    if (!tokenHasDigit(source, m.index)) continue;
-    const found = leetWordAround(source, m.index);
-    if (found.word !== '' && isLeetWord(found.word)) words.push(found);
+  // A leetspeak word has a digit, so only the tokens (as leetWordAround delimits them) around a digit are
+  // looked at: their TOKEN matches in order, as a TOKEN pass over the whole text would meet them.
+  const n = source.length;
+  for (let i = 0; i < n; i++) {
+    const c = source.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) continue;
+    let start = i;
+    while (start > 0 && !isTokenEnd(source.charCodeAt(start - 1))) start--;
+    let end = i + 1;
+    while (end < n && !isTokenEnd(source.charCodeAt(end))) end++;
+    TOKEN.lastIndex = start;
+    for (let m = TOKEN.exec(source); m && m.index < end; m = TOKEN.exec(source)) {
+      const found = leetWordAround(source, m.index);
+      if (found.word !== '' && isLeetWord(found.word)) words.push(found);
+    }
+    i = end;
   }
   TOKEN.lastIndex = 0;
   const builder = new MappedTextBuilder(source);
