@@ -1,5 +1,5 @@
-import { CLASSIFIER_TYPES, scoreSignalOf, type ClassifierBackend, type ClassifierType } from './backend';
-import { contentDigest, SharedClassifyCalls, type SharedCallOptions } from './shared-calls';
+import { CLASSIFIER_TYPES, scoreSignalOf, type ClassifierBackend, type ClassifierScores, type ClassifierType } from './backend';
+import { contentDigest, SharedClassifyCalls, sharedCallKey, type SharedCallOptions } from './shared-calls';
 import { alignedWindowSpans, type TextWindow, type WindowOptions } from './windows';
 
 /**
@@ -42,6 +42,18 @@ interface WindowPlan {
   spans: TextWindow[];
   texts: string[];
   digests: string[];
+  /**
+   * The shared-call keys of the windows per backend name (sharedCallKey), made once: the detectors that
+   * ask for the plan then look up the same key strings, whose hashes V8 keeps, instead of new ones.
+   */
+  keys: Map<string, string[]>;
+  /**
+   * Per backend name, the last batch of scores asked for with `signal`: the detectors of one scan share
+   * one signal (the engine's deadline) and ask for the same windows, so the second to the fifteenth
+   * take that batch instead of a classifyAll each (with the same signal they would wait on the same
+   * calls, and be aborted together). Dropped when it fails, so a later ask tries again.
+   */
+  batches: Map<string, { signal: AbortSignal; scores: Promise<ClassifierScores[]> }>;
 }
 
 /** Window plans kept for the texts asked about most recently, up to this many UTF-16 units in all. */
@@ -94,8 +106,23 @@ export class ClassifierRouter {
   async scoreWindows(type: ClassifierType, text: string, signal: AbortSignal, base?: string): Promise<WindowScore[]> {
     if (text.trim() === '') return [];
     const backend = this.backendFor(type);
-    const { spans, texts, digests } = this.planFor(text, base);
-    const results = await this.calls.classifyAll(backend, texts, digests, signal);
+    const plan = this.planFor(text, base);
+    const { spans, texts } = plan;
+    let keys = plan.keys.get(backend.name);
+    if (keys === undefined) {
+      keys = plan.digests.map((d) => sharedCallKey(backend.name, d));
+      plan.keys.set(backend.name, keys);
+    }
+    let batch = plan.batches.get(backend.name);
+    if (batch === undefined || batch.signal !== signal) {
+      const mine = { signal, scores: this.calls.classifyAll(backend, texts, keys, signal) };
+      mine.scores.catch(() => {
+        if (plan.batches.get(backend.name) === mine) plan.batches.delete(backend.name);
+      });
+      plan.batches.set(backend.name, mine);
+      batch = mine;
+    }
+    const results = await batch.scores;
     return spans.map((w, i) => {
       const score = results[i]?.[type];
       if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) {
@@ -111,7 +138,7 @@ export class ClassifierRouter {
     if (known && known.base === base) return known;
     const spans = alignedWindowSpans(text, base, this.options.windows);
     const texts = spans.map((w) => text.slice(w.start, w.end));
-    const plan: WindowPlan = { base, spans, texts, digests: texts.map(contentDigest) };
+    const plan: WindowPlan = { base, spans, texts, digests: texts.map(contentDigest), keys: new Map(), batches: new Map() };
     if (known) this.forget(text, known);
     if (text.length <= PLAN_CACHE_UNITS) {
       this.plans.set(text, plan);

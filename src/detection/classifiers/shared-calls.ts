@@ -26,6 +26,11 @@ export function contentDigest(text: string): string {
 }
 export const DEFAULT_SHARED_CALL_TTL_MS = 60_000;
 
+/** The key of a window's call: the backend's name and the window's contentDigest. */
+export function sharedCallKey(backend: string, digest: string): string {
+  return `${backend}\u0000${digest}`;
+}
+
 interface Entry {
   promise: Promise<ClassifierScores>;
   expires: number;
@@ -68,15 +73,15 @@ export class SharedClassifyCalls {
   }
 
   /**
-   * Scores of every text (one window each), in order; one abort listener for the whole batch. `digests`
-   * are the texts' contentDigest, computed by the caller (once per text, however many detectors ask).
+   * Scores of every text (one window each), in order; one abort listener for the whole batch. `keys` are
+   * the texts' sharedCallKey for this backend, made by the caller (once per text, however many detectors ask).
    */
-  classifyAll(backend: ClassifierBackend, texts: readonly string[], digests: readonly string[], signal: AbortSignal): Promise<ClassifierScores[]> {
+  classifyAll(backend: ClassifierBackend, texts: readonly string[], keys: readonly string[], signal: AbortSignal): Promise<ClassifierScores[]> {
     signal.throwIfAborted();
     const now = Date.now();
     const fresh = new Map<string, { text: string; entry: Entry }>();
     const entries = texts.map((text, i) => {
-      const key = `${backend.name}\u0000${digests[i] as string}`;
+      const key = keys[i] as string;
       const known = fresh.get(key)?.entry ?? this.known(key, now);
       if (known) return known;
       const entry = this.newEntry(now);

@@ -218,10 +218,22 @@ export function deLeet(source: string, base?: MappedText): MappedText {
   const unchanged = base ?? identityText(source);
   if (!hasStrongLeet(source)) return unchanged;
   const words: { start: number; end: number; word: string }[] = [];
-  TOKEN.lastIndex = 0;
-  for (let m = TOKEN.exec(source); m; m = TOKEN.exec(source)) {
-    const found = leetWordAround(source, m.index);
-    if (found.word !== '' && isLeetWord(found.word)) words.push(found);
+  // A leetspeak word has a digit, so only the tokens (as leetWordAround delimits them) around a digit are
+  // looked at: their TOKEN matches in order, as a TOKEN pass over the whole text would meet them.
+  const n = source.length;
+  for (let i = 0; i < n; i++) {
+    const c = source.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) continue;
+    let start = i;
+    while (start > 0 && !isTokenEnd(source.charCodeAt(start - 1))) start--;
+    let end = i + 1;
+    while (end < n && !isTokenEnd(source.charCodeAt(end))) end++;
+    TOKEN.lastIndex = start;
+    for (let m = TOKEN.exec(source); m && m.index < end; m = TOKEN.exec(source)) {
+      const found = leetWordAround(source, m.index);
+      if (found.word !== '' && isLeetWord(found.word)) words.push(found);
+    }
+    i = end;
   }
   TOKEN.lastIndex = 0;
   const builder = new MappedTextBuilder(source);

@@ -24,21 +24,20 @@ const META = new Uint8Array(128);
 for (const c of '\\^$|?*+()[]{}') META[c.charCodeAt(0)] = 1;
 
 /** Masks regex-like whitespace-delimited tokens. */
-function maskRegexTokens(text: string, mask: Uint8Array): void {
-  const n = text.length;
+function maskRegexTokens(text: Uint16Array, n: number, mask: Uint8Array): void {
   let i = 0;
   while (i < n) {
-    while (i < n && text.charCodeAt(i) <= 32) i++;
+    while (i < n && (text[i] as number) <= 32) i++;
     const start = i;
     let meta = 0;
     let escapes = 0;
     while (i < n) {
-      const c = text.charCodeAt(i);
+      const c = text[i] as number;
       if (c <= 32) break;
       if (c < 128 && META[c] === 1) {
         meta++;
         if (c === 92) {
-          const d = text.charCodeAt(i + 1);
+          const d = text[i + 1] as number;
           if (d === 100 || d === 119 || d === 115 || d === 120 || d === 117 || d === 98 || d === 68 || d === 87 || d === 83 || d === 110 || d === 116 || d === 46 || d === 40 || d === 91) escapes++;
         }
       }
@@ -52,7 +51,14 @@ function maskRegexTokens(text: string, mask: Uint8Array): void {
 const isUrlEnd = (c: number) => c <= 32 || c === 34 || c === 39 || c === 60 || c === 62 || c === 96 || c === 41 || c === 93;
 
 export function maskBlobs(text: string, mask: Uint8Array): void {
-  const n = text.length;
+  maskBlobCodes(codeUnits(text), text.length, mask);
+}
+
+/**
+ * maskBlobs over the UTF-16 code units of a text, `text[0, n)` (codeUnits: the units past n read as 0, as
+ * the out-of-range reads of the string version compared false).
+ */
+export function maskBlobCodes(text: Uint16Array, n: number, mask: Uint8Array): void {
   mask.fill(0, 0, n);
   let chainStart = -1;
   let chainEnd = -1;
@@ -60,7 +66,7 @@ export function maskBlobs(text: string, mask: Uint8Array): void {
   let chainDigitRuns = 0;
   let i = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
+    const c = text[i] as number;
     if (c >= 128 || RUN[c] === 0) {
       i++;
       continue;
@@ -69,23 +75,23 @@ export function maskBlobs(text: string, mask: Uint8Array): void {
     let digits = 0;
     let hexOnly = true;
     while (i < n) {
-      const d = text.charCodeAt(i);
+      const d = text[i] as number;
       if (d >= 128 || RUN[d] === 0) break;
       if (d >= 48 && d <= 57) digits++;
       if (HEX[d] === 0) hexOnly = false;
       i++;
     }
     const len = i - start;
-    const before = start > 0 ? text.charCodeAt(start - 1) : 0;
+    const before = start > 0 ? (text[start - 1] as number) : 0;
     if (before === 64 || before === 35) {
       // @handles and #hashtags: names, not language
       mask.fill(1, start - 1, i);
       chainEnd = -1;
       continue;
     }
-    if (text.charCodeAt(i) === 58 && text.charCodeAt(i + 1) === 47 && text.charCodeAt(i + 2) === 47) {
+    if (text[i] === 58 && text[i + 1] === 47 && text[i + 2] === 47) {
       let e = i + 3;
-      while (e < n && !isUrlEnd(text.charCodeAt(e))) e++;
+      while (e < n && !isUrlEnd(text[e] as number)) e++;
       mask.fill(1, start, e);
       i = e;
       continue;
@@ -93,7 +99,7 @@ export function maskBlobs(text: string, mask: Uint8Array): void {
     if ((hexOnly && digits >= 2 && len >= 8) || (len >= 16 && digits >= 2) || len >= 24) mask.fill(1, start, i);
     // hex-dump chains: "de ad be ef 00 12", "00:1a:2b:3c:4d:5e"
     const chainable = hexOnly && len >= 2 && len <= 8;
-    const sep = start > 0 ? text.charCodeAt(start - 1) : 0;
+    const sep = start > 0 ? (text[start - 1] as number) : 0;
     const continues = chainable && chainEnd === start - 1 && (sep === 32 || sep === 58);
     if (!continues) {
       if (chainRuns >= 4 && chainDigitRuns * 2 >= chainRuns) mask.fill(1, chainStart, chainEnd);
@@ -108,5 +114,20 @@ export function maskBlobs(text: string, mask: Uint8Array): void {
     } else chainEnd = -1;
   }
   if (chainRuns >= 4 && chainDigitRuns * 2 >= chainRuns) mask.fill(1, chainStart, chainEnd);
-  maskRegexTokens(text, mask);
+  maskRegexTokens(text, n, mask);
+}
+
+let units = new Uint16Array(4096);
+
+/**
+ * The UTF-16 code units of `text` in a module buffer (valid until the next call), followed by at least
+ * three 0 units: the suffix passes read units, not the string (one copy instead of a string read per
+ * character per pass), and their look-ahead past the end reads 0.
+ */
+export function codeUnits(text: string): Uint16Array {
+  const n = text.length;
+  if (units.length < n + 4) units = new Uint16Array(n + 4 + 1024);
+  for (let i = 0; i < n; i++) units[i] = text.charCodeAt(i);
+  units[n] = units[n + 1] = units[n + 2] = 0;
+  return units;
 }

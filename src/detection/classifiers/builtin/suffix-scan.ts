@@ -1,6 +1,6 @@
 import { BOUNDARY, charSymbol, gramHash, UNSCORED, type SuffixLm } from './suffix-lm';
-import { maskBlobs } from './suffix-mask';
-import { forEachWord, hasBit, maskWordIdentifiers, wordPairHash } from './suffix-words';
+import { codeUnits, maskBlobCodes } from './suffix-mask';
+import { forEachWordOf, hasBit, maskWordIdentifierCodes, wordPairHash } from './suffix-words';
 
 /**
  * One pass over a text for the adversarial-suffix signal: per-character cost under the ordinary-text
@@ -71,9 +71,9 @@ function ensure(n: number, stride: number): void {
 }
 
 /** pairEvent[last letter of a word] = 1 (pair of common words seen in training) or 2 (never seen). */
-function markPairs(lm: SuffixLm, text: string): void {
-  pairEvent.fill(0, 0, text.length + 1);
-  forEachWord(text, mask, (hash, end, prev) => {
+function markPairs(lm: SuffixLm, text: Uint16Array, n: number): void {
+  pairEvent.fill(0, 0, n + 1);
+  forEachWordOf(text, n, mask, (hash, end, prev) => {
     if (prev < 0 || !hasBit(lm.words, lm.wordMask, hash) || !hasBit(lm.words, lm.wordMask, prev)) return;
     pairEvent[end - 1] = hasBit(lm.pairs, lm.pairMask, wordPairHash(prev, hash)) ? 1 : 2;
   });
@@ -82,13 +82,34 @@ function markPairs(lm: SuffixLm, text: string): void {
 const isLower = (c: number) => (c >= 97 && c <= 122) || (c >= 0xdf && c <= 0xff && c !== 0xf7);
 const isUpper = (c: number) => (c >= 65 && c <= 90) || (c >= 0xc0 && c <= 0xde && c !== 0xd7);
 
+/**
+ * Memo of the two models' (clamped) costs of a full order-4 gram, keyed by the packed gram (24 bits:
+ * three context symbols and the symbol): with a full context the cost depends on nothing else, and text
+ * repeats its 4-grams, so most characters cost one table read instead of two hashes and up to eight
+ * probes. Direct-mapped, 2^MEMO_BITS entries; the values are the very doubles costHashed returns, so the
+ * scan's sums are the same bit for bit. Valid for one pair of models (reset when the pair changes).
+ */
+const MEMO_BITS = 14;
+const MEMO_SHIFT = 32 - MEMO_BITS;
+const memoKeys = new Int32Array(1 << MEMO_BITS).fill(-1);
+const memoCosts = new Float64Array(2 << MEMO_BITS);
+let memoLm: SuffixLm | undefined;
+let memoSoup: SuffixLm | undefined;
+
 /** Scans `text` with the ordinary-text LM `lm` and the token-soup LM `soup`, checkpointing every `stride`. */
 export function scanText(lm: SuffixLm, soup: SuffixLm, text: string, stride: number): SuffixScan {
   const n = text.length;
   ensure(n, stride);
-  maskBlobs(text, mask);
-  maskWordIdentifiers(text, mask, lm.words, lm.wordMask);
-  markPairs(lm, text);
+  if (memoLm !== lm || memoSoup !== soup) {
+    memoKeys.fill(-1);
+    memoLm = lm;
+    memoSoup = soup;
+  }
+  // Every pass reads the code units, copied once.
+  const units = codeUnits(text);
+  maskBlobCodes(units, n, mask);
+  maskWordIdentifierCodes(units, n, mask, lm.words, lm.wordMask);
+  markPairs(lm, units, n);
   let history = BOUNDARY;
   let known = 1;
   let sumCost = 0;
@@ -106,19 +127,41 @@ export function scanText(lm: SuffixLm, soup: SuffixLm, text: string, stride: num
   cost[0] = letterCost[0] = llr[0] = 0;
   scored[0] = caseSwitch[0] = letters[0] = symbols[0] = pairs[0] = unseen[0] = 0;
   for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
+    const c = units[i] as number;
     const sym = mask[i] === 1 ? UNSCORED : charSymbol(c);
     if (sym === UNSCORED) {
       history = BOUNDARY;
       known = 1;
     } else {
-      const h4 = known >= 3 ? gramHash(((history & 0x3ffff) << 6) | sym, 4) : 0;
-      const h3 = known >= 2 ? gramHash(((history & 0xfff) << 6) | sym, 3) : 0;
-      let bits = lm.costHashed(h4, h3, history, known, sym);
-      if (bits > 20) bits = 20;
-      const soupBits = soup.costHashed(h4, h3, history, known, sym);
+      let bits: number;
+      let soupBits: number;
+      if (known >= 3) {
+        // A full order-4 context: the two costs depend on the packed gram alone (memoised).
+        const gram = ((history & 0x3ffff) << 6) | sym;
+        const slot = (Math.imul(gram, 0x9e3779b1) >>> MEMO_SHIFT) * 2;
+        if (memoKeys[slot >> 1] === gram) {
+          bits = memoCosts[slot] as number;
+          soupBits = memoCosts[slot + 1] as number;
+        } else {
+          const h4 = gramHash(gram, 4);
+          const h3 = gramHash(((history & 0xfff) << 6) | sym, 3);
+          bits = lm.costHashed(h4, h3, history, known, sym);
+          if (bits > 20) bits = 20;
+          soupBits = soup.costHashed(h4, h3, history, known, sym);
+          if (soupBits > 20) soupBits = 20;
+          memoKeys[slot >> 1] = gram;
+          memoCosts[slot] = bits;
+          memoCosts[slot + 1] = soupBits;
+        }
+      } else {
+        const h3 = known >= 2 ? gramHash(((history & 0xfff) << 6) | sym, 3) : 0;
+        bits = lm.costHashed(0, h3, history, known, sym);
+        if (bits > 20) bits = 20;
+        soupBits = soup.costHashed(0, h3, history, known, sym);
+        if (soupBits > 20) soupBits = 20;
+      }
       sumCost += bits;
-      sumLlr += bits - (soupBits > 20 ? 20 : soupBits);
+      sumLlr += bits - soupBits;
       nScored++;
       if (isUpper(c)) {
         if (isLower(prev)) nCase++;

@@ -1,4 +1,5 @@
 import { charSymbol, UNSCORED } from './suffix-lm';
+import { codeUnits } from './suffix-mask';
 
 /**
  * Words for the adversarial-suffix signal's word-order evidence: token soup strings real words in an
@@ -32,14 +33,18 @@ export const setBit = (bits: Uint8Array, mask: number, h: number): void => {
  * prevHash is the previous adjacent word's hash, or -1.
  */
 export function forEachWord(text: string, mask: Uint8Array, onWord: (hash: number, end: number, prevHash: number) => void): void {
-  const n = text.length;
+  forEachWordOf(codeUnits(text), text.length, mask, onWord);
+}
+
+/** forEachWord over the code units `text[0, n)` (suffix-mask.ts codeUnits). */
+export function forEachWordOf(text: Uint16Array, n: number, mask: Uint8Array, onWord: (hash: number, end: number, prevHash: number) => void): void {
   let h = 0x811c9dc5;
   let len = 0;
   let prevHash = -1;
   let prevEnd = -10;
   let gapNewline = false;
   for (let i = 0; i <= n; i++) {
-    const sym = i < n && mask[i] !== 1 ? charSymbol(text.charCodeAt(i)) : UNSCORED;
+    const sym = i < n && mask[i] !== 1 ? charSymbol(text[i] as number) : UNSCORED;
     if (sym !== UNSCORED && LETTER[sym] === 1) {
       if (len === 0 && (i - prevEnd > 3 || gapNewline)) prevHash = -1;
       h = Math.imul(h ^ sym, 0x01000193);
@@ -56,7 +61,7 @@ export function forEachWord(text: string, mask: Uint8Array, onWord: (hash: numbe
     h = 0x811c9dc5;
     len = 0;
     if (sym === UNSCORED) prevHash = -1;
-    else if (text.charCodeAt(i) === 10) gapNewline = true;
+    else if (text[i] === 10) gapNewline = true;
   }
 }
 
@@ -67,10 +72,14 @@ export function forEachWord(text: string, mask: Uint8Array, onWord: (hash: numbe
  * soup glues pieces, but their pieces are words; soup's ("SureBEtera", "MutableListventions") are not.
  */
 export function maskWordIdentifiers(text: string, mask: Uint8Array, words: Uint8Array, wordMask: number): void {
-  const n = text.length;
+  maskWordIdentifierCodes(codeUnits(text), text.length, mask, words, wordMask);
+}
+
+/** maskWordIdentifiers over the code units `text[0, n)` (suffix-mask.ts codeUnits). */
+export function maskWordIdentifierCodes(text: Uint16Array, n: number, mask: Uint8Array, words: Uint8Array, wordMask: number): void {
   let i = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
+    const c = text[i] as number;
     if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) || mask[i] === 1) {
       i++;
       continue;
@@ -80,7 +89,7 @@ export function maskWordIdentifiers(text: string, mask: Uint8Array, words: Uint8
     let switches = 0;
     let end = i;
     for (let wasLower = false; end < n; end++) {
-      const d = text.charCodeAt(end);
+      const d = text[end] as number;
       const upper = d >= 65 && d <= 90;
       const lower = d >= 97 && d <= 122;
       if ((!upper && !lower) || mask[end] === 1) break;
@@ -98,7 +107,7 @@ export function maskWordIdentifiers(text: string, mask: Uint8Array, words: Uint8
     let len = 0;
     let prevLower = false;
     for (; i <= n; i++) {
-      const d = i < n ? text.charCodeAt(i) : 0;
+      const d = i < n ? (text[i] as number) : 0;
       const upper = d >= 65 && d <= 90;
       const lower = d >= 97 && d <= 122;
       if ((!upper && !lower) || (upper && prevLower) || (i < n && mask[i] === 1)) {

@@ -65,6 +65,39 @@ describe('classifier router', () => {
     expect(spy.calls.filter((c) => c.includes('café'))).not.toHaveLength(0);
   });
 
+  it('the detectors of one scan (one signal) take one batch of scores; another signal asks again, a failed batch is retried', async () => {
+    const batches = jest.spyOn(sharedCalls.SharedClassifyCalls.prototype, 'classifyAll');
+    try {
+      let fail = true;
+      const spy = spyBackend('builtin', (text) => {
+        if (fail && text.startsWith('u0 ')) throw new Error('backend down');
+        return 0.1;
+      });
+      const router = new ClassifierRouter({ backends: [spy.backend] });
+      const engine = engineFor(router);
+      const text = Array.from({ length: 900 }, (_, i) => `u${i}`).join(' '); // 3 windows, one view
+      const failed = await engine.evaluate({ text, direction: 'input', config: allModeration });
+      expect(failed.outcomes.every((o) => o.status === 'error')).toBe(true);
+      expect(batches).toHaveBeenCalledTimes(1); // not one per detector (13)
+      // The same signal again after a failure: the failed batch is not reused, the backend is asked again.
+      const one = signal();
+      await expect(router.scoreWindows('moderated_content/hate', text, one)).rejects.toThrow('backend down');
+      fail = false;
+      expect(await router.scoreWindows('moderated_content/hate', text, one)).toHaveLength(3);
+      expect(batches).toHaveBeenCalledTimes(3);
+      // Two callers with their own signals each get their own batch (one's abort never cancels the other's).
+      const a = new AbortController();
+      const aborted = router.scoreWindows('moderated_content/hate', `${text} more`, a.signal);
+      const other = router.scoreWindows('moderated_content/violence', `${text} more`, signal());
+      a.abort(new Error('caller gone'));
+      await expect(aborted).rejects.toThrow('caller gone');
+      expect(await other).toHaveLength(3);
+      expect(batches).toHaveBeenCalledTimes(5);
+    } finally {
+      batches.mockRestore();
+    }
+  });
+
   it('cuts and hashes a text\'s windows once for all the detectors asking', async () => {
     const digests = jest.spyOn(sharedCalls, 'contentDigest');
     try {

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadSuffixScorer, scoreAdversarialSuffix } from '../../../../src/detection/classifiers/builtin/suffix-perplexity';
+import { BOUNDARY, charSymbol, UNSCORED, type SuffixLm } from '../../../../src/detection/classifiers/builtin/suffix-lm';
 import { maskBlobs } from '../../../../src/detection/classifiers/builtin/suffix-mask';
+import { scanText } from '../../../../src/detection/classifiers/builtin/suffix-scan';
 import { maskWordIdentifiers } from '../../../../src/detection/classifiers/builtin/suffix-words';
 import { buildLm } from '../../../../src/detection/classifiers/builtin/training/suffix-lm-trainer';
 import { generateSuffix, type SuffixStyle } from '../../../../tools/suffix-generator';
@@ -119,6 +121,51 @@ describe('adversarial-suffix masking and artefact', () => {
     expect(bytes.length).toBeLessThan(500 * 1024);
     expect(loadSuffixScorer().config.cutoffs['fpr<=0.1% (cal)']).toBe(0.5);
     expect(loadSuffixScorer().config.cutoffs['fpr<=1% (cal)']).toBeLessThan(0.5);
+  });
+
+  it('the scan (memoised 4-gram costs, code units read once) sums exactly the per-character costs, whichever models scan', () => {
+    // Reference: every scored character's cost straight from the models (SuffixLm.cost), in the same order.
+    const reference = (lm: SuffixLm, soup: SuffixLm, text: string) => {
+      const mask = new Uint8Array(text.length);
+      maskBlobs(text, mask);
+      maskWordIdentifiers(text, mask, lm.words, lm.wordMask);
+      let history = BOUNDARY;
+      let known = 1;
+      let cost = 0;
+      let llr = 0;
+      for (let i = 0; i < text.length; i++) {
+        const sym = mask[i] === 1 ? UNSCORED : charSymbol(text.charCodeAt(i));
+        if (sym === UNSCORED) {
+          history = BOUNDARY;
+          known = 1;
+          continue;
+        }
+        const bits = Math.min(20, lm.cost(history, known, sym));
+        cost += bits;
+        llr += bits - Math.min(20, soup.cost(history, known, sym));
+        history = ((history << 6) | sym) & 0xffffff;
+        if (known < 4) known++;
+      }
+      return { cost, llr };
+    };
+    const { lm, soup } = loadSuffixScorer();
+    const other = buildLm(['The quick brown fox jumps over the lazy dog.', 'const x = add(1, 2); // three'], {
+      tableBits: 10, wordBits: 10, pairBits: 10, minCounts: [1, 1], maxLoad: 0.75, wordMin: 1, pairMin: 1,
+    }).lm;
+    const texts = [
+      `${REQUEST} ${suffixes('glued', 1, 3)[0]!} see https://example.com/x?y=1 and foreignKeyName ÇA VA très bien`,
+      'Ordinary prose repeats its four-grams: the the the then there, and then the end.\n'.repeat(40),
+    ];
+    // The same texts under alternating model pairs: a memo filled by one pair must not answer for another.
+    for (const [a, b] of [[lm, soup], [other, soup], [lm, other], [lm, soup]] as Array<[SuffixLm, SuffixLm]>) {
+      for (const text of texts) {
+        const scan = scanText(a, b, text, 16);
+        const last = Math.ceil(text.length / 16);
+        const want = reference(a, b, text);
+        expect(scan.cost[last]).toBe(want.cost);
+        expect(scan.llr[last]).toBe(want.llr);
+      }
+    }
   });
 
   it('building the LM is deterministic', () => {
