@@ -14,6 +14,7 @@ import { closeRedis, connectRedis } from './gateway/limits/redis-client';
 import { ResilientLimitStore } from './gateway/limits/redis-store';
 import { loadPriceTable } from './gateway/limits/prices';
 import { loadProvidersFile } from './gateway/proxy/providers-file';
+import { ResponseOwnership } from './gateway/proxy/response-ownership';
 import { ChangeBus, CHANGE_CHANNEL } from './management/change-bus';
 import { ManagementTrail } from './management/audit-trail/management-trail';
 import { AlertNotifier } from './management/events/alert-notifier';
@@ -300,6 +301,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
         adminApiKey: config.ADMIN_API_KEY,
         trail,
         audit: sinks,
+        responseOwners: new ResponseOwnership(storage),
         upstream: {
           baseUrl: config.OPENAI_BASE_URL,
           apiKey: config.OPENAI_API_KEY,

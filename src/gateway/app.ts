@@ -22,6 +22,7 @@ import { registerDetectRoutes } from './routes/detect.routes';
 import { registerModelsRoutes } from './routes/models.routes';
 import { registerEmbeddingsRoutes } from './routes/embeddings.routes';
 import { registerResponsesRoutes } from './routes/responses.routes';
+import type { ResponseOwnership } from './proxy/response-ownership';
 import { registerManagementRoutes } from './routes/management.routes';
 import { registerOrganizationRoutes } from './routes/organizations.routes';
 
@@ -41,6 +42,8 @@ export interface GatewayDeps {
   /** The management audit trail (read by GET /v1/management_events/ and the GraphQL query). */
   trail: ManagementTrail;
   audit: AuditSinks;
+  /** Which organization created each stored response (POST /v1/responses): the only one that may read it back. */
+  responseOwners: ResponseOwnership;
   /** `providers`: PROVIDERS_FILE (docs/providers.md); the single baseUrl / apiKey upstream when absent. */
   upstream: { baseUrl: string; apiKey?: string; timeoutMs: number; streamWindowChars: number; providers?: ProvidersConfig };
   probes: Record<string, HealthProbe>;
@@ -93,7 +96,7 @@ export function buildGatewayApp(deps: GatewayDeps): FastifyInstance {
   };
   const traffic = { auth: deps.auth, audit: deps.audit, limits: deps.limits, ...upstream };
   registerChatCompletionsRoutes(app, { ...traffic, detection: deps.detection, streamWindowChars: deps.upstream.streamWindowChars });
-  registerResponsesRoutes(app, { ...traffic, detection: deps.detection, streamWindowChars: deps.upstream.streamWindowChars });
+  registerResponsesRoutes(app, { ...traffic, detection: deps.detection, streamWindowChars: deps.upstream.streamWindowChars, ownership: deps.responseOwners });
   registerModelsRoutes(app, traffic);
   registerEmbeddingsRoutes(app, { ...traffic, detection: deps.detection });
   registerManagementRoutes(app, { auth: deps.auth, policies: deps.policies, projects: deps.projects, events: deps.events, trail: deps.trail, limits: deps.limits });

@@ -69,13 +69,15 @@ describe('POST /v1/responses (official openai SDK)', () => {
 
   it('an allowed request: every field forwarded byte for byte with the upstream key, the answer relayed unchanged, audited', async () => {
     const audit = auditProbe(svc, rest, '/v1/responses');
+    const previous = await client.responses.create({ model: 'gpt-4.1-mini', input: 'Earlier' });
+    upstream.received.length = 0;
     const before = await audit.count();
     const { data, response } = await client.responses
       .create({
         model: 'gpt-4.1-mini',
         instructions: 'Answer briefly.',
         input: [{ role: 'user', content: [{ type: 'input_text', text: 'Say hello' }, { type: 'input_image', image_url: 'https://example.com/cat.png', detail: 'auto' }] }],
-        previous_response_id: 'resp_prev_0001',
+        previous_response_id: previous.id,
         tools: [{ type: 'function', name: 'lookup', description: 'Look a thing up', parameters: { type: 'object', properties: {} }, strict: false }],
         metadata: { ticket: 'T-1' },
       })
@@ -87,8 +89,8 @@ describe('POST /v1/responses (official openai SDK)', () => {
     expect(got.url).toBe('/v1/responses');
     expect(got.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
     expect(JSON.stringify(got.headers)).not.toContain(svc.apiKey);
-    // previous_response_id is forwarded as is (its history lives at the provider).
-    expect(JSON.parse(got.body)).toMatchObject({ previous_response_id: 'resp_prev_0001', metadata: { ticket: 'T-1' }, instructions: 'Answer briefly.' });
+    // previous_response_id (one of this organization's) is forwarded as is (its history lives at the provider).
+    expect(JSON.parse(got.body)).toMatchObject({ previous_response_id: previous.id, metadata: { ticket: 'T-1' }, instructions: 'Answer briefly.' });
     const event = await audit.latest(before);
     expect(event).toMatchObject({ model: 'gpt-4.1-mini', blocked: false, response_status: 200 });
     expect(event.unscanned_content).toEqual(['input[0].content[1].image_url']);

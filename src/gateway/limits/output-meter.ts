@@ -22,7 +22,8 @@ export function isMetered(value: unknown): boolean {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[METERED] === true;
 }
 
-function decompressor(encoding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | null {
+/** A streaming decoder of a Content-Encoding (gzip, deflate, br); null for identity or an unknown one. */
+export function decompressor(encoding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | null {
   if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip();
   if (encoding === 'deflate') return zlib.createInflate();
   if (encoding === 'br') return zlib.createBrotliDecompress();

@@ -16,6 +16,7 @@ import type { TextField } from '../../shared/explain/field-layout';
 import { decodeBody, errorBodyFields, MAX_ERROR_BODY, MAX_UPSTREAM_BODY, readBounded, scanInputStage, scansOutput, scanStage, setOutputRiskHeaders } from '../proxy/output-scan';
 import { abortOnClientClose, copyResponseHeaders, upstreamErrorToAppError, upstreamRepeatsKeyError } from '../../shared/http/upstream';
 import { callUpstream, type UpstreamCallDeps } from '../proxy/upstream-router';
+import { tapStreamId } from '../proxy/stream-id-tap';
 
 // The upstream call lives in proxy/upstream-router.ts (providers, routes, retries, fallback); every proxy route imports it from here.
 export { callUpstream, upstreamHeaders, type UpstreamCallDeps, type UpstreamCallOptions } from '../proxy/upstream-router';
@@ -96,6 +97,18 @@ export interface ScannedPost {
   fieldsOf: (parsed: unknown) => TextField[];
   /** How the wire's stream is read (its texts, for one stream of the request's `model`) and ended when blocked. */
   streamWire: (model: string) => StreamWire;
+  /** The answer's id is recorded before the client can read it (the Responses API's stored responses). */
+  recordsId?: AnswerIdRecord;
+}
+
+/**
+ * Where an answer names its id (a JSON answer, or the first stream event naming it) and what is done
+ * with it: `record` is awaited before the client can read the id (it must not reject).
+ */
+export interface AnswerIdRecord {
+  ofJson: (parsed: unknown) => string | null;
+  ofEvent: (parsed: unknown) => string | null;
+  record: (id: string) => Promise<void>;
 }
 
 /** The wire API's part of a guarded stream (guarded-stream.ts). */
@@ -127,9 +140,15 @@ export async function proxyScanned(deps: ChatRouteDeps, request: FastifyRequest,
   const relay: RelayArgs = { deps, ctx, request, reply, upstream, input };
   if (upstream.statusCode >= 400) throw await upstreamError(relay);
   const isStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+  const ids = w.recordsId;
+  // Before the meter (which marks the body it relays as metered): the stream's id recorded as it passes.
+  if (isStream && ids) upstream.body = tapStreamId(upstream.body, String(upstream.headers['content-encoding'] ?? ''), ids.ofEvent, ids.record) as typeof upstream.body;
   // Policy limits: counts the streamed output tokens and cuts the stream at max_output_tokens.
   if (isStream) upstream.body = meterStream(request, upstream.body, upstream.headers);
-  if (!scansOutput(ctx.policy.detection)) return relayUnscanned(reply, upstream);
+  const scans = scansOutput(ctx.policy.detection);
+  // A JSON answer whose id is recorded is read whole, scanned or not (the id is in it).
+  if (!isStream && ids) return relayJson(relay, w.fieldsOf, { scan: scans, onParsed: (parsed) => recordJsonId(ids, parsed) });
+  if (!scans) return relayUnscanned(reply, upstream);
   if (!isStream) return relayJson(relay, w.fieldsOf);
   // Scanned as it passes: each event released once the text it carries is scanned.
   return relayGuardedStream({
@@ -178,8 +197,17 @@ export async function upstreamError(a: RelayArgs): Promise<AppError> {
   return upstreamErrorToAppError(a.upstream.statusCode, text);
 }
 
-/** A JSON answer, read whole and scanned (`fieldsOf`: the wire's output fields) before any of it is returned. */
-export async function relayJson(a: RelayArgs, fieldsOf: (parsed: unknown) => TextField[]): Promise<FastifyReply> {
+async function recordJsonId(ids: AnswerIdRecord, parsed: unknown): Promise<void> {
+  const id = ids.ofJson(parsed);
+  if (id !== null) await ids.record(id);
+}
+
+/**
+ * A JSON answer, read whole and scanned (`fieldsOf`: the wire's output fields) before any of it is
+ * returned; `scan: false` relays it unscanned. `onParsed` runs beside the scan and is awaited before
+ * the answer is sent (it must not reject).
+ */
+export async function relayJson(a: RelayArgs, fieldsOf: (parsed: unknown) => TextField[], o: { scan?: boolean; onParsed?: (parsed: unknown) => Promise<void> } = {}): Promise<FastifyReply> {
   const raw = await readBounded(a.upstream.body, MAX_UPSTREAM_BODY);
   if (raw === null) throw new AppError('internal_error', 'The upstream response is too large', { code: 'upstream_too_large', status: 502 });
   // Accept-Encoding is not forwarded, but an upstream may compress anyway: the answer is relayed decoded.
@@ -192,9 +220,13 @@ export async function relayJson(a: RelayArgs, fieldsOf: (parsed: unknown) => Tex
     throw new AppError('internal_error', 'The upstream provider sent a response that is not JSON', { code: 'upstream_invalid', status: 502 });
   }
   if (repeatsJsonKey(text)) throw upstreamRepeatsKeyError();
-  const output = await scanStage(a.deps.detection, a.request, { direction: 'output', policy: a.ctx.policy.detection, fields: fieldsOf(parsed) });
-  setOutputRiskHeaders(a.reply, a.input, output);
-  if (output.blocked) throw securityBlock('output', output);
+  const recorded = o.onParsed?.(parsed);
+  if (o.scan !== false) {
+    const output = await scanStage(a.deps.detection, a.request, { direction: 'output', policy: a.ctx.policy.detection, fields: fieldsOf(parsed) }).finally(() => recorded);
+    setOutputRiskHeaders(a.reply, a.input, output);
+    if (output.blocked) throw securityBlock('output', output);
+  }
+  await recorded;
   a.reply.status(a.upstream.statusCode);
   copyResponseHeaders(a.reply, a.upstream.headers, new Set(['content-encoding']));
   return a.reply.send(body);

@@ -6,6 +6,7 @@ import { ProjectKeyScope1764400000000 } from './1764400000000-project-key-scope'
 import { AuditRequestId1764500000000 } from './1764500000000-audit-request-id';
 import { ManagementEvents1764600000000 } from './1764600000000-management-events';
 import { UpstreamAttempts1764700000000 } from './1764700000000-upstream-attempts';
+import { ResponseOwners1764800000000 } from './1764800000000-response-owners';
 
 /** Every migration, in order. New migrations are appended here (no glob loading: works from src and dist alike). */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   AuditRequestId1764500000000,
   ManagementEvents1764600000000,
   UpstreamAttempts1764700000000,
+  ResponseOwners1764800000000,
 ];

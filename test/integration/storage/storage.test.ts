@@ -26,6 +26,7 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('storage on %s',
         'organizations',
         'policies',
         'projects',
+        'response_owners',
         'schema_migrations',
         'security_events',
       ]);
