@@ -38,6 +38,16 @@ export interface SystemRun {
   rssRestMb?: number;
   /** From spawn to healthy (ms). */
   startMs?: number;
+  /**
+   * This project only: its detection engine and policy called in the driver's process, an input and an
+   * output scan per request, nothing else (no HTTP, gRPC, database): CPU ms per request and latency (ms).
+   */
+  detectorsAlone?: { cpuMs: number; p50: number; p99: number; /** The input scan alone (before the upstream call). */ inputP50?: number };
+  /**
+   * This project only: one Detect with no detectors over its detection socket, from the driver (the
+   * gateway's client code): CPU ms per call of the caller and of the service, wall ms per call (p50).
+   */
+  hopAlone?: { clientMs: number; serverMs: number; p50: number };
   /** 1 MB /v1/detect, sequential (ms), and how many calls failed (e.g. 503 past the detection deadline). */
   detect1mb?: { p50: number; max: number; failed?: number };
 }
@@ -223,6 +233,49 @@ export function rows(runs: PerfRun[], streams: number): Row[] {
     };
     const [m, each] = check(runs, (r) => (r.systems.ours?.streams ? r.systems.ours.streams.n - r.systems.ours.streams.complete : undefined), (v) => v === 0);
     out.push({ figure: `${streams.toLocaleString('en-US')} concurrent streams (gateway chat completions, ~1 s each)`, ours: cell('ours'), portkey: cell('portkey'), floor: cell('floor'), target: 'all complete', verdict: judge(m, each) });
+  }
+
+  {
+    // The floor of this project's own work (reported, no target): the detectors alone, the hop alone, and what follows from them.
+    const of = <T>(f: (s: SystemRun) => T | undefined) => (r: PerfRun) => (r.systems.ours ? f(r.systems.ours) : undefined);
+    const floorCpu = (r: PerfRun) => r.systems.floor?.cpuMsPerRequest;
+    const floorAdded = (r: PerfRun) => (r.systems.floor?.c1 && r.systems.direct?.c1 ? r.systems.floor.c1.p50 - r.systems.direct.c1.p50 : undefined);
+    const sum = (...xs: Array<number | undefined>) => (xs.some((x) => x === undefined) ? undefined : (xs as number[]).reduce((a, b) => a + b, 0));
+    const over = (x: number | undefined, y: number | undefined) => (x === undefined || y === undefined || y === 0 ? undefined : x / y);
+    const xEmpty = (cpu: (r: PerfRun) => number | undefined) => range(per(runs, (r) => over(cpu(r), floorCpu(r))), { unit: '× the empty proxy\'s whole request' });
+    const aloneCpu = of((s) => s.detectorsAlone?.cpuMs);
+    if (per(runs, aloneCpu).length > 0) {
+      out.push({
+        figure: 'detectors alone, in-process (this project\'s engine and policy, an input and an output scan per request; no HTTP, gRPC, database)',
+        ours: `CPU ${range(per(runs, aloneCpu), { unit: ' ms' })} per request = ${xEmpty(aloneCpu)}; latency p50 ${range(per(runs, of((s) => s.detectorsAlone?.p50)), { unit: ' ms' })}, p99 ${range(per(runs, of((s) => s.detectorsAlone?.p99)), { unit: ' ms' })}`,
+        portkey: '', floor: '', target: 'none (part of the floor below)', verdict: '—',
+      });
+    }
+    const hopCpu = of((s) => (s.hopAlone ? s.hopAlone.clientMs + s.hopAlone.serverMs : undefined));
+    if (per(runs, hopCpu).length > 0) {
+      out.push({
+        figure: 'the internal hop alone (a Detect with no detectors over the detection socket: CPU with 16 in flight, wall one at a time; a request makes two)',
+        ours: `CPU ${range(per(runs, hopCpu), { unit: ' ms' })} per call (caller ${range(per(runs, of((s) => s.hopAlone?.clientMs)), { unit: ' ms' })}, detection service ${range(per(runs, of((s) => s.hopAlone?.serverMs)), { unit: ' ms' })}); wall p50 ${range(per(runs, of((s) => s.hopAlone?.p50)), { unit: ' ms' })}`,
+        portkey: '', floor: '', target: 'none (part of the floor below)', verdict: '—',
+      });
+    }
+    if (per(runs, aloneCpu).length > 0 && per(runs, hopCpu).length > 0) {
+      // Work any request of this design does: what the empty proxy does, the two scans, the two hops.
+      const cpu = (r: PerfRun) => sum(floorCpu(r), aloneCpu(r), hopCpu(r) === undefined ? undefined : 2 * hopCpu(r)!);
+      const p50 = (r: PerfRun) => sum(floorAdded(r), of((s) => s.detectorsAlone?.p50)(r), of((s) => (s.hopAlone ? 2 * s.hopAlone.p50 : undefined))(r));
+      // Before the first byte of a stream: the input scan and its hop (the output is scanned later).
+      const floorTtfb = (r: PerfRun) => (r.systems.floor?.ttfbChat && r.systems.direct?.ttfbChat ? r.systems.floor.ttfbChat.p50 - r.systems.direct.ttfbChat.p50 : undefined);
+      const ttfb = (r: PerfRun) => sum(floorTtfb(r), of((s) => s.detectorsAlone?.inputP50)(r), of((s) => s.hopAlone?.p50)(r));
+      out.push({
+        figure: 'floor of this design (the empty proxy + the two scans alone + two hops alone; nothing else: no audit, limits, logging)',
+        ours: [
+          `CPU ${range(per(runs, cpu), { unit: ' ms' })} per request = ${xEmpty(cpu)}`,
+          `added p50 ≥ ${range(per(runs, p50), { unit: ' ms', signed: true })}`,
+          ...(per(runs, ttfb).length ? [`added stream time to first byte (chat) ≥ ${range(per(runs, ttfb), { unit: ' ms', signed: true })}`] : []),
+        ].join('; '),
+        portkey: '', floor: '', target: 'none (lower bound of the CPU and latency lines)', verdict: '—',
+      });
+    }
   }
 
   {

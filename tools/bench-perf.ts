@@ -4,7 +4,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { configureDefaultPolicy, freePort, quantile, r2, ROOT, start, startHealthy, treeCpuMs, treeRssMb } from './bench-procs';
+import { createDetectionEngine } from '#src/detection/engine';
+import { createDetectionClient } from '#src/shared/detection-client';
+import { blockPolicy, configureDefaultPolicy, freePort, quantile, r2, ROOT, start, startHealthy, treeCpuMs, treeRssMb } from './bench-procs';
 import { benignMegabyte, benignPrompt, range, renderDetails, renderTable, rows, type Lat, type PerfRun, type SystemId, type SystemRun } from './bench-perf-lib';
 import { replaceSection } from './results-sections';
 
@@ -43,6 +45,14 @@ const CONCURRENT_STREAMS = Number(env.BENCH_CONCURRENT_STREAMS ?? 1024);
 const DETECT_1MB = Number(env.BENCH_DETECT_1MB ?? 5);
 const WITH_PORTKEY = env.BENCH_PORTKEY !== 'false';
 const REST_S = Number(env.BENCH_REST_S ?? 5);
+/** Unmeasured load per system before the first measured phase (seconds): the JIT settles (see warmUp). */
+const WARMUP_S = Number(env.BENCH_WARMUP_S ?? 5);
+/** Requests of the in-process detectors-alone floor (input + output scan each). */
+const ALONE_REQUESTS = Number(env.BENCH_ALONE_REQUESTS ?? 1500);
+/** Detect calls of the hop-alone measurement. */
+const HOP_CALLS = Number(env.BENCH_HOP_CALLS ?? 2000);
+/** Calls in flight while the hop's CPU is measured (about what the concurrency-32 load keeps in flight per direction). */
+const HOP_IN_FLIGHT = 16;
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
 const PORTKEY_VERSION = '1.15.2';
 const PORTKEY_SERVER = join(ROOT, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
@@ -77,6 +87,8 @@ const messagesBody = (i: number) => JSON.stringify({ model: 'claude-sonnet-4-5',
 const longStreamBody = (i: number) => JSON.stringify({ model: 'gpt-4o-mini', stream: true, max_tokens: 50, metadata: { gap_ms: '20' }, messages: [{ role: 'user', content: benignPrompt(i) }] });
 
 let requestNo = 0;
+/** The detector types of this project's policy (set by the first run). */
+let policyTypes: string[] = [];
 const latOf = (xs: number[]): Lat | undefined => {
   if (xs.length === 0) return undefined;
   const s = [...xs].sort((a, b) => a - b);
@@ -162,6 +174,91 @@ async function load(t: Target, pid: number): Promise<{ rps: number; cpu: number;
   const cpu = treeCpuMs(pid) - before;
   requestNo += i;
   return { rps: r2(res.requests.average), cpu: r2(cpu / Math.max(1, res.requests.total)), errors: res.errors + res.non2xx };
+}
+
+/**
+ * Unmeasured load before any measured phase, the same for every system. A process that has served only a
+ * few hundred sequential requests is still compiling under load: through this project the first 5 s at
+ * 32 connections cost 2.8–3.0 ms of CPU per request, 0.6–0.9 ms of it in V8's background threads
+ * (optimising compiler: perf shows `compiler::GraphReducer`), and the next 5 s 1.8–2.0 ms with those
+ * threads at ~0.2 ms (2026-11-28, bench/RESULTS.md). Without it the figures compare warm-up, not the
+ * steady state an operator runs.
+ */
+async function warmUp(t: Target): Promise<void> {
+  if (WARMUP_S <= 0) return;
+  let i = 0;
+  const requests = [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: chatBody(requestNo + i++) }) }];
+  await autocannon({ url: `${t.url}/v1/chat/completions`, method: 'POST', headers: t.headers, requests, connections: CONNECTIONS, duration: WARMUP_S });
+  requestNo += i;
+}
+
+/**
+ * The floor of this project's own work: the same detection engine and policy (every detector type, L2,
+ * block) called in this process on the benchmark's prompts, an input scan and an output scan per
+ * "request" (the fake upstream's answer as the output), with no HTTP, gRPC, database, audit or logging.
+ * CPU of this process per request (process.cpuUsage: every thread, garbage collection included) and the
+ * latency of the two scans one after the other. Whatever the gateway does, its added latency cannot be
+ * below the empty proxy's plus this.
+ */
+async function detectorsAlone(types: readonly string[]): Promise<{ cpuMs: number; p50: number; p99: number; inputP50: number }> {
+  const engine = createDetectionEngine();
+  const config = blockPolicy(types, 'bench:perf detectors alone');
+  const answer = 'A short and harmless answer from the benchmark upstream.';
+  const inputTimes: number[] = [];
+  const once = async (i: number) => {
+    const t0 = process.hrtime.bigint();
+    await engine.evaluate({ text: benignPrompt(i, 23), direction: 'input', config });
+    inputTimes.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    await engine.evaluate({ text: answer, direction: 'output', config });
+  };
+  for (let i = 0; i < 500; i++) await once(i);
+  inputTimes.length = 0;
+  const times: number[] = [];
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < ALONE_REQUESTS; i++) {
+    const t0 = process.hrtime.bigint();
+    await once(1_000 + i);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  times.sort((a, b) => a - b);
+  inputTimes.sort((a, b) => a - b);
+  return { cpuMs: r2((cpu.user + cpu.system) / 1000 / ALONE_REQUESTS), p50: r2(quantile(times, 0.5)), p99: r2(quantile(times, 0.99)), inputP50: r2(quantile(inputTimes, 0.5)) };
+}
+
+/**
+ * The design's internal hop alone: Detect calls with a policy of no detectors from this process to this
+ * project's detection service over its Unix socket (as the co-located gateway calls it). Wall time per
+ * call one at a time (as in the concurrency-1 phase); CPU per call with HOP_IN_FLIGHT calls in flight (as
+ * under the load, where calls share syscalls and event-loop turns), of the caller (this process: the
+ * gateway's detection client) and of the service (its process tree, otherwise idle now). A request
+ * through the gateway makes two (input and output).
+ */
+async function hopAlone(address: string, pid: number): Promise<{ clientMs: number; serverMs: number; p50: number }> {
+  const client = createDetectionClient({ address, timeoutMs: 10_000 });
+  const policy = blockPolicy([], 'bench:perf hop alone');
+  const once = (i: number) => client.detect({ text: benignPrompt(i, 29), direction: i % 2 === 0 ? 'input' : 'output', policy });
+  try {
+    for (let i = 0; i < 300; i++) await once(i);
+    const times: number[] = [];
+    for (let i = 0; i < HOP_CALLS; i++) {
+      const t0 = process.hrtime.bigint();
+      await once(1_000 + i);
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    times.sort((a, b) => a - b);
+    const cpu0 = process.cpuUsage();
+    const server0 = treeCpuMs(pid);
+    let next = 0;
+    await Promise.all(Array.from({ length: HOP_IN_FLIGHT }, async () => {
+      while (next < HOP_CALLS) await once(100_000 + next++);
+    }));
+    const serverMs = treeCpuMs(pid) - server0;
+    const cpu = process.cpuUsage(cpu0);
+    return { clientMs: r2((cpu.user + cpu.system) / 1000 / HOP_CALLS), serverMs: r2(serverMs / HOP_CALLS), p50: r2(quantile(times, 0.5)) };
+  } finally {
+    client.close();
+  }
 }
 
 /** `n` long chat streams opened at the same moment, each read to its end. */
@@ -259,8 +356,10 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
     r.dirs.push(dataDir);
     const [port, sensorPort] = [await freePort(), await freePort()];
     const key = `svc_sk_${randomBytes(24).toString('hex').slice(0, 40)}`;
+    // The detection socket at a known path: the driver also calls it (the hop alone, below).
+    const detectionSocket = join(dataDir, 'detection.sock');
     const gwEnv = {
-      PORT: String(port), SENSOR_PORT: String(sensorPort), DETECTION_ADDRESS: '127.0.0.1:0', DATA_DIR: dataDir, BOOTSTRAP_API_KEY: key,
+      PORT: String(port), SENSOR_PORT: String(sensorPort), DETECTION_ADDRESS: '127.0.0.1:0', DETECTION_SOCKET: detectionSocket, DATA_DIR: dataDir, BOOTSTRAP_API_KEY: key,
       OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL,
       // The platform limit check runs on every request, with a ceiling the benchmark never reaches.
       PLATFORM_TRAFFIC_RPM: '10000000',
@@ -275,6 +374,7 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const policy = await configureDefaultPolicy(gateway, auth, (types) => types.map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })));
     if (run === 1) notes.push(`Policy of this project: ${policy.length} detector types on input and output (${policy.join(', ')}), L2, block.`);
+    policyTypes = policy;
 
     const openai = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
     const anthropic = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' };
@@ -301,6 +401,11 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
         if (t.sys === 'portkey') delete systems.portkey;
         else throw new Error(msg);
       } else chatTargets.push(t);
+    }
+
+    for (const t of chatTargets) {
+      log(`warm-up ${t.sys} (${WARMUP_S} s at ${CONNECTIONS} connections, not measured)`);
+      await warmUp(t);
     }
 
     log('concurrency 1');
@@ -343,6 +448,13 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
       systems[t.sys]!.streams = await concurrentStreams(t, CONCURRENT_STREAMS);
     }
 
+    if (ALONE_REQUESTS > 0 && policyTypes.length > 0) {
+      log('detectors alone, in-process');
+      systems.ours!.detectorsAlone = await detectorsAlone(policyTypes);
+      log('the internal hop alone');
+      systems.ours!.hopAlone = await hopAlone(`unix:${detectionSocket}`, gw.child.pid!);
+    }
+
     const measured = (['floor', 'ours', 'portkey'] as SystemId[]).filter((sys) => systems[sys] && pids[sys]);
     for (const sys of measured) systems[sys]!.rssAfterMb = treeRssMb(pids[sys]!);
     if (REST_S > 0) {
@@ -364,7 +476,7 @@ function report(runs: PerfRun[], notes: string[], load: { before: number[]; afte
     HEADING,
     '',
     `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}) · Node ${process.version} · load average before ${la(load.before)}, after ${la(load.after)} (1 / 5 / 15 min).`,
-    `${runs.length} run(s), each with fresh processes: the fake upstream (bench-upstream.ts), the empty Node proxy (bench-passthrough.ts), this project (\`node dist/main.js all\`, embedded database, fresh DATA_DIR, LOG_LEVEL ${LOG_LEVEL}) and Portkey OSS ${PORTKEY_VERSION} (\`build/start-server.js\`, routed by \`x-portkey-provider\` / \`x-portkey-custom-host\`). Benign prompts of 100–600 characters, different on every request. Concurrency 1: ${SEQUENTIAL} chat completions per system, interleaved in chunks of 50; load: ${CONNECTIONS} connections for ${DURATION_S} s per system (autocannon in this driver); streams: ${STREAM_SEQUENTIAL} per system and kind, ${STREAM_EVENTS} text events ${STREAM_GAP_MS} ms apart, read to the end; ${CONCURRENT_STREAMS} concurrent chat streams of 50 events 20 ms apart; 1 MB \`/v1/detect\` (1,000,000 characters, the most it takes): ${DETECT_1MB} calls after one warm-up.`,
+    `${runs.length} run(s), each with fresh processes: the fake upstream (bench-upstream.ts), the empty Node proxy (bench-passthrough.ts), this project (\`node dist/main.js all\`, embedded database, fresh DATA_DIR, LOG_LEVEL ${LOG_LEVEL}) and Portkey OSS ${PORTKEY_VERSION} (\`build/start-server.js\`, routed by \`x-portkey-provider\` / \`x-portkey-custom-host\`). Benign prompts of 100–600 characters, different on every request. First ${WARMUP_S} s of unmeasured load at ${CONNECTIONS} connections per system (warm-up). Concurrency 1: ${SEQUENTIAL} chat completions per system, interleaved in chunks of 50; load: ${CONNECTIONS} connections for ${DURATION_S} s per system (autocannon in this driver); streams: ${STREAM_SEQUENTIAL} per system and kind, ${STREAM_EVENTS} text events ${STREAM_GAP_MS} ms apart, read to the end; ${CONCURRENT_STREAMS} concurrent chat streams of 50 events 20 ms apart; 1 MB \`/v1/detect\` (1,000,000 characters, the most it takes): ${DETECT_1MB} calls after one warm-up; detectors alone: ${ALONE_REQUESTS} input + output scans in the driver's process after 500 warm-up; the hop alone: ${HOP_CALLS} Detect calls with no detectors from the driver over the detection socket one at a time (wall), then ${HOP_CALLS} with ${HOP_IN_FLIGHT} in flight (CPU), after 300 warm-up.`,
     'Cells: min–max over the runs (median); "added" is the system minus direct in the same run; met / not met is decided on the median, (k/N runs) counts the runs that met it alone.',
     '',
     ...renderTable(rows(runs, CONCURRENT_STREAMS)),

@@ -76,6 +76,24 @@ describe('bench:perf table', () => {
     expect(slow.verdict).toBe('not met (0/2 runs)');
     expect(renderTable(rows([run(good)], 1024))[0]).toContain('| figure | this project | Portkey OSS 1.15.2 (Node) | empty Node proxy | target | verdict |');
   });
+
+  it('reports the detectors alone, the hop alone, and the floor of the design they make with the empty proxy', () => {
+    const plain = byFigure([run(good)]);
+    expect(plain.has('detectors alone, in-process')).toBe(false);
+    expect(plain.has('floor of this design')).toBe(false);
+    const t = byFigure([run({ ...good, detectorsAlone: { cpuMs: 0.6, p50: 0.7, p99: 1.5, inputP50: 0.5 }, hopAlone: { clientMs: 0.2, serverMs: 0.3, p50: 0.4 } })]);
+    expect(t.get('detectors alone, in-process')!.ours).toBe('CPU 0.60 ms per request = 6.0× the empty proxy\'s whole request; latency p50 0.70 ms, p99 1.5 ms');
+    expect(t.get('the internal hop alone')!.ours).toBe('CPU 0.50 ms per call (caller 0.20 ms, detection service 0.30 ms); wall p50 0.40 ms');
+    // CPU: 0.1 (empty proxy) + 0.6 + 2 × 0.5 = 1.7 ms = 17×; added p50 ≥ (0.5 − 0.3) + 0.7 + 2 × 0.4 = 1.7 ms;
+    // first byte: the empty proxy's added first byte (no stream figures for it here) → not written.
+    const floor = t.get('floor of this design')!;
+    expect(floor.ours).toBe('CPU 1.7 ms per request = 17.0× the empty proxy\'s whole request; added p50 ≥ +1.7 ms');
+    // With the empty proxy's stream: (0.9 − 0.5) + 0.5 (input scan) + 0.4 (one hop) = 1.3 ms.
+    const withStream: PerfRun = run({ ...good, detectorsAlone: { cpuMs: 0.6, p50: 0.7, p99: 1.5, inputP50: 0.5 }, hopAlone: { clientMs: 0.2, serverMs: 0.3, p50: 0.4 } });
+    withStream.systems.floor!.ttfbChat = { p50: 0.9, p99: 2 };
+    expect(byFigure([withStream]).get('floor of this design')!.ours).toContain('added stream time to first byte (chat) ≥ +1.3 ms');
+    expect(floor.verdict).toBe('—');
+  });
 });
 
 describe('bench:perf prompts and its RESULTS.md section', () => {
