@@ -116,14 +116,16 @@ export class StreamGuard {
 
   /** Appends text of the field `path` to a detection stream; returns the stream's length after it. */
   private async write(key: string, path: string, text: string): Promise<number> {
+    // A detection stream is opened with its first text, not with an event that carries none (a role
+    // chunk, an empty delta): opening one is a gRPC call set up on this thread, which would delay the
+    // release of the stream's first bytes.
+    if (text.length === 0) return this.streams.get(key)?.written ?? 0;
     const c = this.stream(key);
-    if (text.length > 0) {
-      const separator = c.fields.separatorBefore(path);
-      c.fields.skip(separator.length);
-      c.fields.push(path, text);
-      c.written += separator.length + text.length;
-      await c.stream.write(separator + text);
-    }
+    const separator = c.fields.separatorBefore(path);
+    c.fields.skip(separator.length);
+    c.fields.push(path, text);
+    c.written += separator.length + text.length;
+    await c.stream.write(separator + text);
     return c.written;
   }
 

@@ -161,4 +161,23 @@ describe('StreamGuard: matches of a streamed answer', () => {
     expect(out).not.toContain('ann.l');
     expect(words.startsWith(out) || out.startsWith(words)).toBe(true);
   });
+
+  it('releases events that carry no text at once, and opens a detection stream only with the first text', async () => {
+    const policy = policyFixture({ outputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'block' }] });
+    const inner = inProcessDetection();
+    let opened = 0;
+    const detection: DetectionClient = { ...inner, detectStream: (o) => (opened++, inner.detectStream(o)) };
+    const released: string[] = [];
+    const guard = new StreamGuard({ detection, policy, windowChars: 256, texts: chatStreamTexts(), release: (raw) => released.push(raw) });
+    const role = event(chunk([{ index: 0, delta: { role: 'assistant', content: '' } }]));
+    await guard.push(role, JSON.parse(role.data));
+    expect(released).toEqual([role.raw]);
+    expect(opened).toBe(0);
+    const text = event(chunk([{ index: 0, delta: { content: 'Write to ann.lee@example-corp.com' } }]));
+    await guard.push(text, JSON.parse(text.data));
+    expect(opened).toBe(1);
+    await guard.finish();
+    expect(guard.blocked).toBe(true);
+    expect(released).toEqual([role.raw]);
+  });
 });
