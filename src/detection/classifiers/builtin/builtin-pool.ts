@@ -23,7 +23,7 @@ import { availableParallelism, loadavg } from 'node:os';
  * With `inlineSlice` > 0 the detection thread scores windows of the queue too, a few per turn of its
  * event loop, so a 1 MB text uses every core (on 2 cores: one worker and the detection thread) instead of
  * leaving the detection thread idle once its signature detectors are done; only while the machine has a
- * core to spare (`spareCore`: the load average below the core count).
+ * core to spare (`spareCore`: the other processes' load leaves a core besides the workers).
  */
 
 /** The pool always scores with the committed model (what the workers load). */
@@ -43,8 +43,8 @@ export interface BuiltinPoolOptions {
   inlineSlice?: number;
   /**
    * Whether the machine has a core to spare for the calling thread's help, asked before each turn.
-   * Default: the 1-minute load average is below the number of cores (with another process holding a
-   * core, a third compute-bound thread made a 1 MB scan slower, not faster: bench/RESULTS.md).
+   * Default: othersLeaveACore for this pool's workers (with another process holding a core, a third
+   * compute-bound thread made a 1 MB scan slower, not faster: bench/RESULTS.md).
    */
   spareCore?: () => boolean;
   /** Worker source (tests wrap the default one); default WORKER_SOURCE. */
@@ -53,9 +53,58 @@ export interface BuiltinPoolOptions {
 
 export const DEFAULT_POOL_MIN_WINDOWS = 8;
 
-/** A core to spare: the 1-minute load average is below the core count. */
-export function loadBelowCores(): boolean {
-  return (loadavg()[0] as number) < availableParallelism();
+/** The kernel's 1-minute load average: sampled every 5 s, each sample weighted 1 − e^(−5/60). */
+const LOAD_SAMPLE_MS = 5_000;
+const LOAD_DECAY = Math.exp(-LOAD_SAMPLE_MS / 60_000);
+
+/**
+ * This process's own share of the 1-minute load average, estimated from its CPU time (every thread): the
+ * cores it kept busy on average over each 5-second period, averaged over periods as the kernel averages
+ * the load. The load average counts this process's running threads too, so "load below the core count"
+ * alone stopped the detection thread helping on an otherwise idle machine once a minute or so of
+ * back-to-back 1 MB scans (or the service's own earlier traffic) had brought it there: the worker and
+ * the helping thread themselves make 2 on 2 cores.
+ */
+export class OwnLoad {
+  private at: number;
+  private cpu: number;
+  private value = 0;
+
+  constructor(
+    private readonly nowMs: () => number = () => performance.now(),
+    private readonly cpuMs: () => number = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    },
+  ) {
+    this.at = nowMs();
+    this.cpu = cpuMs();
+  }
+
+  /** The estimate now (updated once per elapsed 5-second period). */
+  get(): number {
+    const now = this.nowMs();
+    const periods = Math.floor((now - this.at) / LOAD_SAMPLE_MS);
+    if (periods <= 0) return this.value;
+    const cpu = this.cpuMs();
+    const busy = Math.max(0, cpu - this.cpu) / (now - this.at);
+    // After a long pause the periods in between count with the average busy share (decayed to it).
+    for (let i = 0; i < Math.min(periods, 64); i++) this.value = this.value * LOAD_DECAY + busy * (1 - LOAD_DECAY);
+    this.at = now;
+    this.cpu = cpu;
+    return this.value;
+  }
+}
+
+const ownLoad = new OwnLoad();
+
+/**
+ * A core to spare for the calling thread besides `workers` busy workers: the load of the other processes
+ * (the 1-minute load average minus this process's own share, OwnLoad) plus the workers stays below the
+ * core count. On 2 cores with one worker: other processes below one core.
+ */
+export function othersLeaveACore(workers: number, load = loadavg()[0] as number, own = ownLoad.get(), cores = availableParallelism()): boolean {
+  return Math.max(0, load - own) + workers < cores;
 }
 /** Windows per chunk posted to a worker: small enough to share out and cancel, large enough to amortise a post. */
 export const CHUNK_WINDOWS = 16;
@@ -155,7 +204,7 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
   const minWindows = options.minWindows ?? DEFAULT_POOL_MIN_WINDOWS;
   const maxWaiting = (options.maxQueue ?? 256) * CHUNK_WINDOWS;
   const inlineSlice = options.inlineSlice ?? 0;
-  const spareCore = options.spareCore ?? loadBelowCores;
+  const spareCore = options.spareCore ?? (() => othersLeaveACore(options.size));
   const pool = new WorkerPool<string[], ChunkAnswer>({
     name: 'classifier',
     source: options.workerSource ?? BUILTIN_WORKER_SOURCE,
