@@ -248,7 +248,11 @@ export async function startServices(options: StartOptions): Promise<RunningServi
     running.audit = audit;
     metrics?.watchAudit(audit);
     // Closed before the writer, after the HTTP servers: counts in progress finish and their events are written.
-    const tokens = new AuditTokenCounter({ workers: config.AUDIT_TOKEN_WORKERS, minChars: config.AUDIT_TOKEN_WORKER_MIN_CHARS });
+    const tokens = new AuditTokenCounter({
+      workers: config.AUDIT_TOKEN_WORKERS,
+      minChars: config.AUDIT_TOKEN_WORKER_MIN_CHARS,
+      idleMs: config.AUDIT_TOKEN_WORKER_IDLE_MS > 0 ? config.AUDIT_TOKEN_WORKER_IDLE_MS : undefined,
+    });
     closers.push({ name: 'audit-tokens', close: () => tokens.close() });
     const sinks: AuditSinks = { writer: audit, tokens };
     if (config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET) {

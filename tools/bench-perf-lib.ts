@@ -396,3 +396,20 @@ export function benignMegabyte(i: number): string {
   }
   return parts.join('\n').slice(0, MB);
 }
+
+/** The request bodies bench:perf and bench:memory send (benign prompt `i`). */
+export const chatBody = (i: number, stream = false) => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: benignPrompt(i) }], temperature: 0.2, ...(stream ? { stream: true } : {}) });
+export const messagesBody = (i: number) => JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: benignPrompt(i) }] });
+/** A chat stream of 50 text events 20 ms apart (~1 s; the fake upstream reads max_tokens and metadata.gap_ms). */
+export const longStreamBody = (i: number) => JSON.stringify({ model: 'gpt-4o-mini', stream: true, max_tokens: 50, metadata: { gap_ms: '20' }, messages: [{ role: 'user', content: benignPrompt(i) }] });
+
+/** BENCH_OURS_ENV as an object: `A=1 B=two` → { A: '1', B: 'two' }. */
+export function envPairs(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (text ?? '').split(/\s+/).filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`BENCH_OURS_ENV: "${pair}" is not KEY=value`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}

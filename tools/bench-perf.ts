@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import { createDetectionEngine } from '#src/detection/engine';
 import { createDetectionClient } from '#src/shared/detection-client';
 import { blockPolicy, configureDefaultPolicy, freePort, quantile, r2, ROOT, start, startHealthy, treeCpuMs, treeRssMb } from './bench-procs';
-import { benignMegabyte, benignPrompt, range, renderDetails, renderTable, rows, type Lat, type PerfRun, type SystemId, type SystemRun } from './bench-perf-lib';
+import { benignMegabyte, benignPrompt, chatBody, envPairs, longStreamBody, messagesBody, range, renderDetails, renderTable, rows, type Lat, type PerfRun, type SystemId, type SystemRun } from './bench-perf-lib';
 import { replaceSection } from './results-sections';
 
 /**
@@ -57,16 +57,6 @@ const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
 const PORTKEY_VERSION = '1.15.2';
 const PORTKEY_SERVER = join(ROOT, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
 
-/** BENCH_OURS_ENV as an object: `A=1 B=two` → { A: '1', B: 'two' }. */
-function oursEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const pair of (env.BENCH_OURS_ENV ?? '').split(/\s+/).filter(Boolean)) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new Error(`BENCH_OURS_ENV: "${pair}" is not KEY=value`);
-    out[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return out;
-}
 
 const HEADING = '## Performance v2: side by side (npm run bench:perf)';
 const MARKER = '<!-- bench:perf output ends here; the text below it is kept when the benchmark rewrites the section -->';
@@ -81,10 +71,6 @@ interface Target {
   headers: Record<string, string>;
 }
 
-const chatBody = (i: number, stream = false) => JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: benignPrompt(i) }], temperature: 0.2, ...(stream ? { stream: true } : {}) });
-const messagesBody = (i: number) => JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: benignPrompt(i) }] });
-/** A chat stream of 50 text events 20 ms apart (~1 s; the fake upstream reads max_tokens and metadata.gap_ms). */
-const longStreamBody = (i: number) => JSON.stringify({ model: 'gpt-4o-mini', stream: true, max_tokens: 50, metadata: { gap_ms: '20' }, messages: [{ role: 'user', content: benignPrompt(i) }] });
 
 let requestNo = 0;
 /** The detector types of this project's policy (set by the first run). */
@@ -363,7 +349,7 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
       OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL,
       // The platform limit check runs on every request, with a ceiling the benchmark never reaches.
       PLATFORM_TRAFFIC_RPM: '10000000',
-      ...oursEnv(),
+      ...envPairs(env.BENCH_OURS_ENV),
     };
     const gateway = `http://127.0.0.1:${port}`;
     const sensor = `http://127.0.0.1:${sensorPort}`;

@@ -117,6 +117,8 @@ export const configSchema = z.object({
   // shortest request text (UTF-16 units) sent to them.
   AUDIT_TOKEN_WORKERS: nonNegativeInt('AUDIT_TOKEN_WORKERS', 1, 16),
   AUDIT_TOKEN_WORKER_MIN_CHARS: nonNegativeInt('AUDIT_TOKEN_WORKER_MIN_CHARS', 1024, 1_000_000_000),
+  // A token worker idle this long is stopped (its memory released; the next long text starts one); 0 = kept.
+  AUDIT_TOKEN_WORKER_IDLE_MS: nonNegativeInt('AUDIT_TOKEN_WORKER_IDLE_MS', 2000, 3_600_000),
   /** Idle interval after which a thread whose heap grew gives it back with one full collection (idle-reclaim.ts); 0 = off. */
   MEMORY_RECLAIM_IDLE_MS: nonNegativeInt('MEMORY_RECLAIM_IDLE_MS', 2000, 3_600_000),
   AUDIT_SPOOL_MAX_BYTES: positiveInt('AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024 * 1024 * 1024),
@@ -257,6 +259,8 @@ export const configSchema = z.object({
   CLASSIFIER_WORKERS: nonNegativeInt('CLASSIFIER_WORKERS', defaultPoolSize(availableParallelism()), 64),
   CLASSIFIER_WORKER_MIN_WINDOWS: positiveInt('CLASSIFIER_WORKER_MIN_WINDOWS', 8, 100_000),
   CLASSIFIER_WORKER_MAX_QUEUE: nonNegativeInt('CLASSIFIER_WORKER_MAX_QUEUE', 256, 100_000),
+  // A classifier worker idle this long is stopped (its memory released; the next large text starts one); 0 = kept.
+  CLASSIFIER_WORKER_IDLE_MS: nonNegativeInt('CLASSIFIER_WORKER_IDLE_MS', 2000, 3_600_000),
   // Windows the detection thread scores itself per event-loop turn while windows wait for a worker (0 = none).
   CLASSIFIER_INLINE_SLICE: nonNegativeInt('CLASSIFIER_INLINE_SLICE', 4, 1_000),
 });

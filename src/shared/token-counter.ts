@@ -16,7 +16,10 @@ export interface AuditTokenCounterOptions {
   minChars: number;
   /** Counts waiting for a worker before further ones are made inline. Default 1024. */
   maxQueue?: number;
-  /** The worker holds its own tokenizer ranks (~5 MB) and V8 isolate (~10 MB): it is stopped after this long idle. Default 30 s. */
+  /**
+   * The worker holds its own tokenizer ranks (~5 MB) and V8 isolate (~20 MB of heap after a 1 MB text): it
+   * is stopped after this long idle. Default: kept (services.ts passes AUDIT_TOKEN_WORKER_IDLE_MS).
+   */
   idleMs?: number;
 }
 
@@ -35,7 +38,7 @@ export class AuditTokenCounter {
   constructor(private readonly options: AuditTokenCounterOptions) {
     this.pool =
       options.workers > 0
-        ? new WorkerPool<string[], number>({ name: 'token count', source: TOKEN_WORKER_SOURCE, size: options.workers, maxQueue: options.maxQueue ?? 1024, idleMs: options.idleMs ?? 30_000 })
+        ? new WorkerPool<string[], number>({ name: 'token count', source: TOKEN_WORKER_SOURCE, size: options.workers, maxQueue: options.maxQueue ?? 1024, idleMs: options.idleMs })
         : undefined;
   }
 

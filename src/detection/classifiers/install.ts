@@ -28,6 +28,7 @@ export async function installClassifierBackends(config: Config): Promise<Install
       minWindows: config.CLASSIFIER_WORKER_MIN_WINDOWS,
       maxQueue: config.CLASSIFIER_WORKER_MAX_QUEUE,
       inlineSlice: config.CLASSIFIER_INLINE_SLICE,
+      idleMs: config.CLASSIFIER_WORKER_IDLE_MS > 0 ? config.CLASSIFIER_WORKER_IDLE_MS : undefined,
     });
     return pooled;
   };

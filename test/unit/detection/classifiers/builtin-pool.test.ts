@@ -9,6 +9,7 @@ import { createDetectionEngine } from '../../../../src/detection/engine';
 import { DetectorRegistry } from '../../../../src/detection/registry';
 import type { DetectorType } from '../../../../src/shared/detector-catalog';
 import { generateProse } from '../../../../tools/text-corpus';
+import { until } from '../../../helpers/until';
 import { policyFixture } from '../policy-fixture';
 
 /**
@@ -41,12 +42,13 @@ const signal = () => new AbortController().signal;
 
 describe('builtin classifier worker pool', () => {
   const pools: PooledClassifierBackend[] = [];
-  const pooled = (options: { workerSource?: string; minWindows?: number; size?: number; inlineSlice?: number } = {}) => {
+  const pooled = (options: { workerSource?: string; minWindows?: number; size?: number; inlineSlice?: number; idleMs?: number } = {}) => {
     const backend = createPooledBuiltinBackend({
       size: options.size ?? 2,
       minWindows: options.minWindows ?? MIN_WINDOWS,
       workerSource: options.workerSource,
       inlineSlice: options.inlineSlice,
+      idleMs: options.idleMs,
       // Whatever else runs on the test machine.
       spareCore: () => true,
     });
@@ -222,6 +224,36 @@ describe('builtin classifier worker pool', () => {
     // the crashed scans finished in: a replacement may already be idle.)
     expect(backend.pool.started - backend.pool.threads).toBe(2);
     expect(backend.pool.dispatched).toBeGreaterThan(dispatchedBefore);
+  });
+
+  it('with idleMs, an idle worker is stopped (its memory released) and the next large text starts one that scores the same', async () => {
+    const backend = pooled({ size: 1, idleMs: 50 });
+    const inline = createBuiltinBackend();
+    const router = new ClassifierRouter({ backends: [backend] });
+    const text = corpus(21);
+    const first = await router.scoreWindows('prompt_attack', text, signal());
+    expect(backend.pool.started).toBe(1);
+    await until(async () => (backend.pool.threads === 0 ? true : undefined));
+    // Another text (the router keeps the scores of windows it has seen): a new worker, the same model.
+    const other = corpus(22);
+    const dispatched = backend.pool.dispatched;
+    const second = await router.scoreWindows('prompt_attack', other, signal());
+    expect(backend.pool.dispatched).toBeGreaterThan(dispatched);
+    expect(backend.pool.started).toBe(2);
+    for (const [t, scores] of [[text, first], [other, second]] as const) {
+      const expected = await new ClassifierRouter({ backends: [inline] }).scoreWindows('prompt_attack', t, signal());
+      expect(scores).toEqual(expected);
+    }
+  });
+
+  it('without idleMs a started worker is kept', async () => {
+    const backend = pooled({ size: 1 });
+    const router = new ClassifierRouter({ backends: [backend] });
+    await router.scoreWindows('prompt_attack', corpus(23), signal());
+    await new Promise((r) => setTimeout(r, 200));
+    expect(backend.pool.threads).toBe(1);
+    await router.scoreWindows('prompt_attack', corpus(24), signal());
+    expect(backend.pool.started).toBe(1);
   });
 
   it('close() terminates the workers; later batches are refused', async () => {
