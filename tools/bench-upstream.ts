@@ -20,9 +20,19 @@ const message = JSON.stringify({
   content: [{ type: 'text', text: 'A short and harmless answer.' }], stop_reason: 'end_turn', usage: { input_tokens: 250, output_tokens: 8 },
 });
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-/** Harmless prose, cut to STREAM_EVENT_CHARS per event (event `i` numbered, so every stream event differs). */
+/**
+ * Harmless prose, cut to STREAM_EVENT_CHARS per event (event `i` numbered, so every stream event differs).
+ * STREAM_NUMBERED=0: no numbers (event `i` starts i × 7 characters into the prose instead): a number
+ * is held until 128 characters follow it (adaptive release, detection/stream-release.ts), so the
+ * numbered events measure the fixed hold-back and these the release of plain prose.
+ */
 const PROSE = 'The answer continues with a plain and harmless sentence about gardening and the weather. ';
-const chatText = (i: number) => `${i} ${PROSE.repeat(Math.ceil(STREAM_EVENT_CHARS / PROSE.length) + 1)}`.slice(0, STREAM_EVENT_CHARS);
+const NUMBERED = process.env.STREAM_NUMBERED !== '0';
+const PROSE_RUN = PROSE.repeat(Math.ceil(STREAM_EVENT_CHARS / PROSE.length) + 2);
+const chatText = (i: number) =>
+  NUMBERED
+    ? `${i} ${PROSE.repeat(Math.ceil(STREAM_EVENT_CHARS / PROSE.length) + 1)}`.slice(0, STREAM_EVENT_CHARS)
+    : PROSE_RUN.slice((i * 7) % PROSE.length, ((i * 7) % PROSE.length) + STREAM_EVENT_CHARS);
 const chatChunk = (delta: Record<string, unknown>, finish: string | null) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1763800000, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 

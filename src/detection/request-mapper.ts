@@ -18,6 +18,7 @@ import {
   directionFromProto,
   FAIL_MODE_TO_PROTO,
   failModeFromProto,
+  streamReleaseFromProto,
   matchTypeFromProto,
   OUTCOME_STATUS_TO_PROTO,
   policyModeFromProto,
@@ -85,6 +86,8 @@ export function fromProtoStreamStart(start: ProtoDetectStreamStart | null, resol
   if (!direction) throw invalidRequest('direction must be DIRECTION_INPUT or DIRECTION_OUTPUT', 'invalid_direction');
   const failMode = failModeFromProto(start.fail_mode);
   if (!failMode) throw invalidRequest('fail_mode has an unknown value');
+  const release = streamReleaseFromProto(start.release);
+  if (!release) throw invalidRequest('release has an unknown value');
   return {
     direction,
     ...configOf(start.config, resolve),
@@ -92,6 +95,7 @@ export function fromProtoStreamStart(start: ProtoDetectStreamStart | null, resol
     detectorTimeoutMs: start.detector_timeout_ms > 0 ? start.detector_timeout_ms : undefined,
     windowChars: start.window_chars > 0 ? start.window_chars : undefined,
     holdBackChars: start.hold_back_chars > 0 ? start.hold_back_chars : undefined,
+    release,
   };
 }
 

@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { DetectCategory } from '../shared/detection-client';
-import type { DetectStreamUpdate } from '../shared/detection-stream';
+import { STREAM_HOLD_BACK_CHARS, type DetectStreamUpdate } from '../shared/detection-stream';
 import type { Action } from '../shared/policy';
-import { decide, type RuleResult } from './decide';
+import { cutoffFor, decide, type RuleResult } from './decide';
 import type { DetectionEngine, PreparedScan, PrepareInput, RawScan } from './engine';
+import { adaptiveReleasePoint, listPrefixes, type ListPrefixes } from './stream-release';
 
 /**
  * Incremental scanning of a text that arrives in chunks (the DetectStream RPC).
@@ -42,6 +43,27 @@ import type { DetectionEngine, PreparedScan, PrepareInput, RawScan } from './eng
  * (lookbehind W + the held tail + the new text), so the characters scanned grow linearly with the
  * stream (`scannedChars`).
  *
+ * Adaptive release (`release: 'adaptive'`, what the gateway and the sensor ask for; H = holdBackChars,
+ * default STREAM_HOLD_BACK_CHARS): findings are settled exactly as above (the boundary trails the end
+ * by H, so every localized finding is judged with H characters of following context), but the text
+ * released (`releasedUpTo`, kept in `releasedTo`, never behind settledTo) runs ahead of the boundary:
+ * each push that could release text is scanned, and everything scanned is released except
+ *   - the tail a detector may still need whole, computed from the text before the scan
+ *     (stream-release.ts: the token still arriving, a number in groups with what precedes it, a
+ *     trailing run of capitalized words / labels / separators, the first words of a multi-word deny or
+ *     allow entry), and
+ *   - after the scan, from the start of the first match of a blocking rule that is not settled yet
+ *     (found, or below its threshold: it may still fire with more context), and from the boundary while
+ *     a blocking classifier scores the window at SUSPICIOUS_SHARE of its cut-off or more.
+ * A window-level score is reported by every scan that releases text it covers. So no byte leaves
+ * before a scan that covers it, a match a detector found is never released before it is settled, and
+ * plain prose goes out as soon as its words are complete. What may be released before a multi-word
+ * match completes is listed in stream-release.ts (e.g. a lower-case first name before the surname);
+ * the match is still reported when it completes (the straddle rule above) and blocks the rest. Cost:
+ * one scan per push instead of one per push past the first H characters (a short answer is scanned
+ * per chunk rather than once at its end); each scan still covers only lookbehind W + the unsettled
+ * tail + the new text.
+ *
  * Limits, by construction: a match longer than W (a PEM block, a huge base64 blob) is reported with
  * the span seen within the window, and blobs longer than W may not be decoded across a boundary.
  * `exact` allow / deny entries can only match at the end, when the whole stream is still in the buffer.
@@ -67,7 +89,15 @@ export interface StreamScannerOptions extends PrepareInput {
   windowChars?: number;
   /** Incremental release (see above): characters held back after the released text; 0 / undefined = off. At most the window. */
   holdBackChars?: number;
+  /**
+   * `fixed` (default): the holdBackChars rule. `adaptive`: release everything scanned except the tail a
+   * detector may still need whole (see above); holdBackChars (default STREAM_HOLD_BACK_CHARS) is then
+   * H, how long a number or a found match is held and how much following context findings get.
+   */
+  release?: StreamRelease;
 }
+
+export type StreamRelease = 'fixed' | 'adaptive';
 
 const reportKey = (type: string, f: { start: number; signal?: string }) => `${type}\u0000${f.signal ?? ''}\u0000${f.start}`;
 
@@ -81,6 +111,12 @@ export type StreamUpdate = DetectStreamUpdate;
 /** Signals of scores over a span of text (not a localized match): see settledResults. */
 const WINDOW_LEVEL = /^(heuristic|classifier):/;
 
+/**
+ * Adaptive release: a window-level score of a blocking rule at or above this share of its cut-off holds
+ * the release at the fixed rule's point (H characters behind) until the window settles.
+ */
+const SUSPICIOUS_SHARE = 0.5;
+
 const SEVERITY: Readonly<Record<Action, number>> = { log: 0, alert: 1, block: 2 };
 
 export function streamWindow(requested: number | undefined): number {
@@ -93,6 +129,10 @@ export class StreamScanner {
   private readonly window: number;
   /** Incremental release: characters held back after the released text (0: the full window). */
   private readonly holdBack: number;
+  /** Adaptive release: the released prefix (at or after settledTo); undefined in the fixed modes. */
+  private releasedTo: number | undefined;
+  /** Adaptive release: the first words of multi-word deny / allow entries. */
+  private readonly prefixes: ListPrefixes | undefined;
   /** Localized findings already reported, by signal and stream start (incremental release only); pruned with the buffer. */
   private readonly reported = new Map<string, number>();
   /** Characters handed to the engine, all scans together. */
@@ -114,6 +154,11 @@ export class StreamScanner {
     this.window = streamWindow(options.windowChars);
     const h = options.holdBackChars;
     this.holdBack = h === undefined || !Number.isFinite(h) || h <= 0 ? 0 : Math.min(this.window, Math.floor(h));
+    if (options.release === 'adaptive') {
+      if (this.holdBack === 0) this.holdBack = Math.min(this.window, STREAM_HOLD_BACK_CHARS);
+      this.releasedTo = 0;
+      this.prefixes = listPrefixes([options.config.denyList, options.config.allowList]);
+    }
   }
 
   get received(): number {
@@ -130,12 +175,16 @@ export class StreamScanner {
     if (this.finished) throw new Error('stream already finished');
     this.buffer += chunk;
     if (!this.prepared.scanned) {
-      if (this.received - this.settledTo < STREAM_MIN_SCAN_CHARS) return undefined;
+      // Nothing to scan: adaptive release lets it go at once, the fixed modes in batches.
+      if (this.releasedTo === undefined && this.received - this.settledTo < STREAM_MIN_SCAN_CHARS) return undefined;
       return this.scanUpTo(this.received, false);
     }
     if (this.holdBack > 0) {
       const boundary = this.incrementalBoundary();
-      return boundary > this.settledTo ? this.scanUpTo(boundary, false) : undefined;
+      if (this.releasedTo === undefined) return boundary > this.settledTo ? this.scanUpTo(boundary, false) : undefined;
+      const release = Math.max(boundary, this.bufferStart + adaptiveReleasePoint(this.buffer, this.window, this.holdBack, this.prefixes));
+      if (boundary <= this.settledTo && release <= this.releasedTo) return undefined;
+      return this.scanUpTo(boundary, false, release);
     }
     const boundary = this.received - this.window;
     if (boundary - this.settledTo < STREAM_MIN_SCAN_CHARS) return undefined;
@@ -175,7 +224,7 @@ export class StreamScanner {
   private update(scan: Pick<StreamUpdate, 'findings' | 'newCategories' | 'outcomes' | 'elapsedMs'>): StreamUpdate {
     return {
       ...scan,
-      releasedUpTo: this.settledTo,
+      releasedUpTo: this.releasedTo ?? this.settledTo,
       received: this.received,
       blocked: this.blocked,
       categories: [...this.categories.values()].map((c) => ({ ...c })),
@@ -186,7 +235,12 @@ export class StreamScanner {
     };
   }
 
-  private async scanUpTo(boundary: number, final: boolean): Promise<StreamUpdate> {
+  /**
+   * Scans the buffer and settles the findings that start before `boundary`. `release` (adaptive mode):
+   * how far text may be released, cut back to the start of any match of a blocking rule this scan
+   * found that is not settled yet (it starts at or after the boundary).
+   */
+  private async scanUpTo(boundary: number, final: boolean, release = boundary): Promise<StreamUpdate> {
     const started = performance.now();
     let raw: RawScan | undefined;
     if (this.prepared.scanned) {
@@ -194,7 +248,7 @@ export class StreamScanner {
       raw = await this.prepared.scan(this.buffer, { wholeText: final && this.bufferStart === 0 });
       if (raw.allowListed) this.allowListed = true;
     }
-    const results = raw ? this.settledResults(raw.results, boundary, final) : [];
+    const results = raw ? this.settledResults(raw.results, boundary, final, release) : [];
     this.lastScanEnd = this.received;
     const verdict = decide({ results, failed: raw?.failed ?? [], failMode: this.prepared.failMode });
     const newCategories = verdict.categories.filter((c) => this.mergeCategory(c));
@@ -203,6 +257,10 @@ export class StreamScanner {
       if (!this.reasons.includes(reason)) this.reasons.push(reason);
     }
     this.settledTo = Math.max(this.settledTo, boundary);
+    if (this.releasedTo !== undefined) {
+      const held = final || !raw ? release : Math.min(release, this.firstUnsettledMatch(raw.results, boundary));
+      this.releasedTo = Math.max(this.releasedTo, this.settledTo, held);
+    }
     this.trim();
     return this.update({
       findings: verdict.findings,
@@ -219,7 +277,7 @@ export class StreamScanner {
    * spans the text it scored, which starts in the lookbehind: it is kept while it covers text past
    * settledTo — dropping it would miss an attack that follows W characters of anything else.
    */
-  private settledResults(results: RuleResult[], boundary: number, final: boolean): RuleResult[] {
+  private settledResults(results: RuleResult[], boundary: number, final: boolean, release = boundary): RuleResult[] {
     const offset = this.bufferStart;
     const windowLevel = (f: { signal?: string }) => WINDOW_LEVEL.test(f.signal ?? '');
     const settles = (type: string, f: { start: number; end: number; signal?: string }) =>
@@ -228,12 +286,34 @@ export class StreamScanner {
       ...r,
       findings: r.findings
         .map((f) => ({ confidence: f.confidence, start: f.start + offset, end: f.end + offset, signal: f.signal }))
-        .filter((f) => settles(r.type, f) && (final || f.start < boundary)),
+        // A window-level score counts for every scan that may release text it covers (adaptive: up to `release`).
+        .filter((f) => settles(r.type, f) && (final || f.start < (windowLevel(f) ? release : boundary))),
     }));
     if (this.holdBack > 0) {
       for (const r of mapped) for (const f of r.findings) if (!windowLevel(f)) this.reported.set(reportKey(r.type, f), f.start);
     }
     return mapped;
+  }
+
+  /**
+   * Adaptive release: the stream offset of the first localized match of a blocking rule that starts at
+   * or after `boundary` (reported by a later scan, once it has H characters of following context); its
+   * text is held until then. Matches below the threshold count too: more context may raise them.
+   */
+  private firstUnsettledMatch(results: RuleResult[], boundary: number): number {
+    let first = Infinity;
+    for (const r of results) {
+      if (r.action !== 'block') continue;
+      const suspicious = r.threshold === undefined ? 0 : cutoffFor(r.threshold) * SUSPICIOUS_SHARE;
+      for (const f of r.findings) {
+        const start = f.start + this.bufferStart;
+        if (WINDOW_LEVEL.test(f.signal ?? '')) {
+          // A score over the window that does not fire yet but may with more text: release as the fixed rule does.
+          if (f.confidence >= suspicious && f.end > boundary) first = Math.min(first, boundary);
+        } else if (start >= boundary && start < first) first = start;
+      }
+    }
+    return first;
   }
 
   /**

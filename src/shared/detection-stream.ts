@@ -11,6 +11,7 @@ import {
   DIRECTION_TO_PROTO,
   FAIL_MODE_TO_PROTO,
   outcomeFromProto,
+  STREAM_RELEASE_TO_PROTO,
   type FailMode,
   type ProtoDetectorConfig,
   type ProtoDetectStreamRequest,
@@ -33,10 +34,11 @@ const streamMethod = detectionStreamMethod<ProtoDetectStreamRequest, ProtoDetect
 
 /** Options of a streaming scan (DetectStream). */
 /**
- * Characters the gateway's and the sensor's output streams hold back after released text (incremental
- * release, see detection/stream-scanner.ts): covers a card, IBAN or phone number written in groups and
- * a short address; a run of non-space characters up to the window (a key, an e-mail address, a URL) is
- * held whole whatever its length.
+ * H of the gateway's and the sensor's output streams (adaptive release, see detection/stream-release.ts):
+ * a number written in groups (a card, IBAN or phone number, a short address) and any match a blocking
+ * rule found are held until this many characters follow their start, and findings are reported with this
+ * much following context; a run of non-space characters up to the window (a key, an e-mail address, a
+ * URL) is held whole whatever its length. Also the default H of adaptive release on the server.
  */
 export const STREAM_HOLD_BACK_CHARS = 128;
 
@@ -54,6 +56,12 @@ export interface DetectStreamOptions {
    * (and never inside a run of non-space characters still arriving); default: once the window follows it.
    */
   holdBackChars?: number;
+  /**
+   * `adaptive`: release everything scanned except the tail a detector may still need whole (see
+   * detection/stream-release.ts); holdBackChars is then how long numbers and found matches are held.
+   * Default `fixed` (the holdBackChars rule).
+   */
+  release?: 'fixed' | 'adaptive';
   /** Deadline of the whole stream, in milliseconds (default DEFAULT_STREAM_TIMEOUT_MS). */
   timeoutMs?: number;
   /**
@@ -160,6 +168,7 @@ export function openDetectStream({ client, options, toProtoConfig, toAppError, a
     detector_timeout_ms: options.detectorTimeoutMs ?? 0,
     window_chars: options.windowChars ?? 0,
     hold_back_chars: options.holdBackChars ?? 0,
+    release: STREAM_RELEASE_TO_PROTO[options.release ?? 'fixed'],
   };
 
   const cancelled = new AbortController();

@@ -85,6 +85,7 @@ export type ProtoThreshold =
 export type ProtoAction = 'ACTION_UNSPECIFIED' | 'ACTION_BLOCK' | 'ACTION_LOG' | 'ACTION_ALERT';
 export type ProtoMatchType = 'MATCH_TYPE_UNSPECIFIED' | 'MATCH_TYPE_CONTAINS' | 'MATCH_TYPE_EXACT' | 'MATCH_TYPE_REGEX';
 export type ProtoFailMode = 'FAIL_MODE_UNSPECIFIED' | 'FAIL_MODE_CLOSED' | 'FAIL_MODE_OPEN';
+export type ProtoStreamRelease = 'STREAM_RELEASE_UNSPECIFIED' | 'STREAM_RELEASE_ADAPTIVE';
 export type ProtoOutcomeStatus =
   | 'OUTCOME_STATUS_UNSPECIFIED'
   | 'OUTCOME_STATUS_OK'
@@ -190,6 +191,8 @@ export interface ProtoDetectStreamStart {
   detector_timeout_ms: number;
   window_chars: number;
   hold_back_chars: number;
+  /** Absent or UNSPECIFIED: the fixed hold_back_chars rule. */
+  release?: ProtoStreamRelease;
 }
 
 export interface ProtoDetectStreamRequest {
@@ -281,6 +284,14 @@ export const matchTypeFromProto = (v: unknown): MatchType | undefined =>
 
 export const failModeFromProto = (v: unknown): FailMode | undefined =>
   v === 'FAIL_MODE_UNSPECIFIED' ? 'closed' : reverse(FAIL_MODE_TO_PROTO, v);
+
+/** Release mode of a DetectStream; absent or UNSPECIFIED: fixed (the hold_back_chars rule). */
+export const STREAM_RELEASE_TO_PROTO: Readonly<Record<'fixed' | 'adaptive', ProtoStreamRelease>> = {
+  fixed: 'STREAM_RELEASE_UNSPECIFIED',
+  adaptive: 'STREAM_RELEASE_ADAPTIVE',
+};
+export const streamReleaseFromProto = (v: unknown): 'fixed' | 'adaptive' | undefined =>
+  v === undefined || v === 'STREAM_RELEASE_UNSPECIFIED' ? 'fixed' : v === 'STREAM_RELEASE_ADAPTIVE' ? 'adaptive' : undefined;
 
 export const outcomeStatusFromProto = (v: unknown): OutcomeStatus | undefined => reverse(OUTCOME_STATUS_TO_PROTO, v);
 

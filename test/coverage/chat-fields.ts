@@ -134,7 +134,8 @@ export const CHAT_RESPONSE: FieldRow[] = [
 // Streams: a row builds the choices of each chunk after the role chunk, the text split across three.
 
 /** Harmless text the client may receive before the payload arrives (longer than the stream window, 1024). */
-const PREAMBLE = 'This is a long and perfectly harmless introduction that the client may receive early. '.repeat(14);
+// Released as soon as it is scanned (adaptive release): it shares no 6-character piece with a payload (touches(): "introduction" did, with "instructions").
+const PREAMBLE = 'This is a long and perfectly harmless opening paragraph that the client may receive early. '.repeat(14);
 
 export const split3 = (t: string): string[] => {
   const cps = [...t]; // never inside a surrogate pair

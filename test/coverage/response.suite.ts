@@ -30,6 +30,24 @@ function tellsOf(c: Case): string[] {
   return tells;
 }
 
+/**
+ * What of the smuggled text a stream must never release a piece of: the tells with the wrapper prose of
+ * a text variant ("Please … now.", "You can write to … for details.", the allow-listed sentence before
+ * the phrase) left out. Adaptive release (docs/endpoints.md, Streams) sends prose as soon as it is
+ * scanned, so the words before the payload may reach the client before the payload arrives and blocks;
+ * not one 6-character piece of the payload itself may.
+ */
+function streamTellsOf(c: Case): string[] {
+  const v = c.variant;
+  if (v.kind !== 'text') return tellsOf(c);
+  const [smuggled, wrapper] = [v.smuggle(v.payload), v.smuggle('')];
+  let pre = 0;
+  while (pre < wrapper.length && wrapper[pre] === smuggled[pre]) pre += 1;
+  let post = 0;
+  while (pre + post < wrapper.length && wrapper[wrapper.length - 1 - post] === smuggled[smuggled.length - 1 - post]) post += 1;
+  return [smuggled.slice(pre, smuggled.length - post), ...tellsOf(c).slice(1)];
+}
+
 const created = 1_763_800_000;
 /** Every string value the client was shown in a stream's events (parsed as the standard says), the block event excepted. */
 function releasedText(raw: string, shown: (data: Json) => unknown): string {
@@ -218,7 +236,7 @@ export const responseSuite = (env: () => CoverageEnv, wire: ResponseWire) =>
       expect(res.status).toBe(200); // the stream had begun: the block is its final event
       wire.expectStreamBlocked(res.text);
       const released = releasedText(res.text, wire.shown);
-      for (const tell of tellsOf(c)) expect([tell, touches(released, tell)]).toEqual([tell, false]); // not even a piece of it
+      for (const tell of streamTellsOf(c)) expect([tell, touches(released, tell)]).toEqual([tell, false]); // not even a piece of it
     }
 
     describe('JSON answers', () => {

@@ -124,3 +124,11 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
   }
   return { status: res.status, headers: res.headers, text, json: json as Record<string, any> };
 }
+
+/** Sets fields of the first project's default policy through the management API (as the project's key). */
+export async function patchDefaultPolicy(svc: Pick<TestServices, 'gatewayUrl' | 'apiKey'>, patch: Record<string, unknown>): Promise<void> {
+  const headers = { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' };
+  const list = (await (await fetch(`${svc.gatewayUrl}/v1/policies/?is_default=true`, { headers })).json()) as { results: Array<{ id: string }> };
+  const res = await fetch(`${svc.gatewayUrl}/v1/policies/${list.results[0]!.id}/`, { method: 'PATCH', headers, body: JSON.stringify(patch) });
+  if (!res.ok) throw new Error(`PATCH default policy answered ${res.status}: ${await res.text()}`);
+}

@@ -8,9 +8,10 @@ import type { SseEvent } from './sse';
 
 /**
  * Output enforcement for a streamed response, whatever its wire API. Every upstream event is held
- * until ALL the text it carries has been scanned with enough following context (the detection
- * stream's `releasedUpTo`: incremental release, `holdBackChars` behind the model and never inside a
- * token still arriving); events are released strictly in order. When the detection verdict turns
+ * until ALL the text it carries has been scanned (the detection stream's `releasedUpTo`: adaptive
+ * release, everything scanned except the tail a detector may still need whole — the token still
+ * arriving, a number in groups, a trailing run of capitalized words or labels, an unsettled match; see
+ * detection/stream-release.ts); events are released strictly in order. When the detection verdict turns
  * to blocked, nothing more is released. Events without text are released as soon as everything
  * before them is.
  *
@@ -39,8 +40,10 @@ export interface StreamGuardOptions {
   detection: DetectionClient;
   policy: DetectionPolicy;
   windowChars: number;
-  /** Incremental release: characters held back after released text (default STREAM_HOLD_BACK_CHARS; 0: the whole window). */
+  /** H: how long numbers and found matches are held (default STREAM_HOLD_BACK_CHARS; with `fixed`, 0: the whole window). */
   holdBackChars?: number;
+  /** Default `adaptive` (see detection/stream-release.ts); `fixed`: text is released once holdBackChars follow it. */
+  releaseMode?: 'fixed' | 'adaptive';
   texts: StreamTexts;
   release: (raw: string) => void;
   /** Called once after each run of released events: sends them now (see guarded-stream.ts). */
@@ -147,6 +150,7 @@ export class StreamGuard {
         policy: this.o.policy,
         windowChars: this.o.windowChars,
         holdBackChars: this.o.holdBackChars ?? STREAM_HOLD_BACK_CHARS,
+        release: this.o.releaseMode ?? 'adaptive',
         onUpdate: (u: DetectStreamUpdate) => this.apply(key, u),
         requestId: this.o.requestId,
       });

@@ -21,6 +21,7 @@ describe('shared/proto: streaming messages', () => {
       detector_timeout_ms: 0,
       window_chars: 0,
       hold_back_chars: 0,
+      release: 'STREAM_RELEASE_ADAPTIVE',
     };
     const request: ProtoDetectStreamRequest = { start: null, text: '', final: false, ack: false };
     const response: ProtoDetectStreamResponse = {

@@ -1,10 +1,10 @@
 import { CreditCardDetector } from '../../../src/detection/detectors/pii/credit-card-detector';
 import { EmailDetector } from '../../../src/detection/detectors/pii/email-detector';
 import { createDetectionEngine } from '../../../src/detection/engine';
-import { StreamScanner, type StreamUpdate } from '../../../src/detection/stream-scanner';
 import type { DetectionPolicy } from '../../../src/shared/policy';
 import { registryOf } from './detector-fixture';
 import { policyFixture } from './policy-fixture';
+import { chunked, scanStream } from './stream-run';
 
 /**
  * Incremental release (holdBackChars): text is released about H characters behind what arrived
@@ -23,19 +23,9 @@ const policy = (extra: Partial<DetectionPolicy> = {}) =>
 const WINDOW = 256;
 const HOLD = 64;
 
-async function run(chunks: string[], config = policy(), holdBackChars: number | undefined = HOLD) {
-  const scanner = new StreamScanner(engine, { direction: 'input', config, windowChars: WINDOW, holdBackChars });
-  const updates: StreamUpdate[] = [];
-  for (const chunk of chunks) {
-    const u = await scanner.push(chunk);
-    if (u) updates.push(u);
-  }
-  const last = await scanner.finish();
-  updates.push(last);
-  return { scanner, updates, last, findings: updates.flatMap((u) => u.findings) };
-}
+const run = (chunks: string[], config = policy(), holdBackChars: number | undefined = HOLD) =>
+  scanStream(engine, chunks, { direction: 'input', config, windowChars: WINDOW, holdBackChars });
 
-const chunked = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 const prose = (n: number) => 'The garden is quiet in the morning and the roses open slowly. '.repeat(Math.ceil(n / 62)).slice(0, n);
 
 describe('StreamScanner: incremental release', () => {
