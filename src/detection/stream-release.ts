@@ -35,7 +35,7 @@ import { buildViews, normalizeLiteral } from './normalize';
  * several words, and the words before a label that is not capitalized and does not end in `:` / `=`
  * ("my password is hunter2": the scan that sees "hunter2" arrive whole is the one that finds it,
  * before it is released). Window-level scores (classifiers) are the scanner's business: text a
- * blocking classifier scores at half its cut-off or more is held as by the fixed rule; the start of an
+ * blocking classifier scores at 0.8 of its cut-off or more is held as by the fixed rule; the start of an
  * attack that scores lower until its end arrives may be released (stream-scanner.ts).
  */
 

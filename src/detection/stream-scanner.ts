@@ -113,9 +113,12 @@ const WINDOW_LEVEL = /^(heuristic|classifier):/;
 
 /**
  * Adaptive release: a window-level score of a blocking rule at or above this share of its cut-off holds
- * the release at the fixed rule's point (H characters behind) until the window settles.
+ * the release at the fixed rule's point (H characters behind) until the window settles. 0.8, not half:
+ * the builtin classifiers score ordinary prose at 0.3–0.45, so at half of L2's 0.75 the rule held 74% of
+ * the everyday prompts of test/fixtures/classifiers (and bench:perf's prose) as by the fixed rule; at 0.8
+ * (0.6 at L2) 11.5%.
  */
-const SUSPICIOUS_SHARE = 0.5;
+const SUSPICIOUS_SHARE = 0.8;
 
 const SEVERITY: Readonly<Record<Action, number>> = { log: 0, alert: 1, block: 2 };
 

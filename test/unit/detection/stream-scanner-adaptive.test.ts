@@ -99,6 +99,17 @@ describe('StreamScanner: adaptive release', () => {
     }
   });
 
+  it('releases everyday prose early under a policy that blocks on every classifier (scores of 0.3–0.45 are not near L2\'s cut-off)', async () => {
+    const classifiers = ['prompt_attack', 'jailbreak', 'moderated_content/hate', 'moderated_content/sexual', 'moderated_content/violence', 'moderated_content/illicit'] as const;
+    const config = policyFixture({ inputDetectors: classifiers.map((detector_type) => ({ detector_type, threshold: 'L2' as const, action: 'block' as const })) });
+    // bench:perf's streamed prose: the builtin classifiers score it 0.34 (hate) to 0.44 (sexual).
+    const text = 'The answer continues with a plain and harmless sentence about gardening and the weather. '.repeat(2);
+    const { updates, last } = await run(chunked(text, 24), config);
+    expect(last.blocked).toBe(false);
+    const first = updates.find((u) => !u.done && u.releasedUpTo > 0);
+    expect(first?.received).toBeLessThanOrEqual(48); // out with the first chunks, not 128 characters later
+  });
+
   it('holds an e-mail address, a URL and a key whole (a token is released only once white space follows it)', async () => {
     const tokens = ['jane.doe@acme-corp.com', 'https://example.org/a/very/long/path?with=query&and=more', `ghp_${'A1b2C3d4'.repeat(5)}`];
     const text = `${prose}${tokens.join(' and ')} ${prose}`;
