@@ -12,7 +12,9 @@ import type { Json } from './table';
  * output; an allow list with one phrase. Scanning does not depend on the database: the embedded one.
  */
 async function startCoverageServices(env: Record<string, string>): Promise<TestServices> {
-  const svc = await startTestServices(pgliteTarget, { env });
+  // The table asserts what is scanned, not how fast: a detection deadline of 10 s instead of 2 s, so the first
+  // (cold) request of a CI machine under load does not fail closed (one CI run saw a control answered 503).
+  const svc = await startTestServices(pgliteTarget, { env: { DETECTION_TIMEOUT_MS: '10000', ...env } });
   const rest = restClient(svc.gatewayUrl, svc.apiKey);
   const policyId = (await rest.get('/v1/policies/?is_default=true')).json.results[0].id;
   const detectors = [
