@@ -153,7 +153,14 @@ describe('detection killed mid-traffic, then restarted', () => {
     let events: Array<{ path: string; response_status: number; blocked: boolean; fail_reason: string | null }> = [];
     const deadline = Date.now() + 10000;
     while (Date.now() < deadline) {
-      events = ((await (await fetch(`${svc.gatewayUrl}/v1/events/?limit=100`, { headers: auth })).json()) as { results: typeof events }).results;
+      // Every page: the reconnect loop above records one cut stream per attempt, which can push the
+      // earlier 503s out of the newest 100.
+      events = [];
+      for (let offset = 0; offset < 5000; offset += 100) {
+        const page = ((await (await fetch(`${svc.gatewayUrl}/v1/events/?limit=100&offset=${offset}`, { headers: auth })).json()) as { results: typeof events }).results;
+        events.push(...page);
+        if (page.length < 100) break;
+      }
       if (events.filter((e) => e.fail_reason === 'detection_unavailable').length >= 4) break;
       await new Promise((r) => setTimeout(r, 200));
     }
