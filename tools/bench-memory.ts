@@ -21,7 +21,7 @@ import { benignMegabyte, chatBody, envPairs, longStreamBody, messagesBody } from
  * trees measured, each with its own dist/, alternated run by run; `label=/path|--v8-flag ...` adds node options for
  * that entry only), BENCH_RUNS (3 per tree),
  * BENCH_SEQUENTIAL (200), BENCH_DURATION_S (4), BENCH_CONNECTIONS (32), BENCH_STREAM_SEQUENTIAL (100),
- * BENCH_DETECT_1MB (3, after one warm-up), BENCH_CONCURRENT_STREAMS (1024), BENCH_REST_S (5),
+ * BENCH_DETECT_1MB (3, after one warm-up), BENCH_CONCURRENT_STREAMS (1024), BENCH_REST_S (35: past the idle reclaim's default 30 s),
  * BENCH_OURS_ENV (`KEY=value ...` for the measured process), BENCH_NODE_ARGS (extra `node` options for it, e.g.
  * V8 flags: `--heap-growing-percent=100`). Prints one line per run and a summary; writes
  * nothing to bench/RESULTS.md (copy what matters there).
@@ -37,7 +37,7 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
 const STREAM_SEQUENTIAL = Number(env.BENCH_STREAM_SEQUENTIAL ?? 100);
 const DETECT_1MB = Number(env.BENCH_DETECT_1MB ?? 3);
 const CONCURRENT_STREAMS = Number(env.BENCH_CONCURRENT_STREAMS ?? 1024);
-const REST_S = Number(env.BENCH_REST_S ?? 5);
+const REST_S = Number(env.BENCH_REST_S ?? 35);
 /** `label=dir` or `label=dir|node options` (options for that tree only, e.g. `after-hgp=.|--heap-growing-percent=50`). */
 const TREES = (env.BENCH_TREES ?? `this=${ROOT}`).split(',').map((s) => {
   const [spec = '', args = ''] = s.split('|');

@@ -5,8 +5,12 @@
  */
 import { prng } from './text-corpus';
 
-/** The systems compared, each in its own process(es) in front of (or being) the same fake upstream. */
-export type SystemId = 'direct' | 'floor' | 'ours' | 'portkey';
+/**
+ * The systems compared, each in its own process(es) in front of (or being) the same fake upstream.
+ * `design`: the measured floor of this design (bench-design-floor.ts: the empty proxy plus the two Detect
+ * calls over this project's detection socket, nothing else); its CPU includes the detection service's.
+ */
+export type SystemId = 'direct' | 'floor' | 'design' | 'ours' | 'portkey';
 
 export interface Lat {
   p50: number;
@@ -279,6 +283,39 @@ export function rows(runs: PerfRun[], streams: number): Row[] {
   }
 
   {
+    // The design's floor measured end to end (bench-design-floor.ts), in the same runs and phases as this
+    // project: what it adds, and what this project adds beyond it (its own work).
+    const d = (r: PerfRun) => r.systems.design;
+    if (runs.some((r) => d(r)?.c1 || d(r)?.rps !== undefined)) {
+      const beyond = (f: (s: SystemRun) => number | undefined) =>
+        per(runs, (r) => { const o = r.systems.ours && f(r.systems.ours); const x = d(r) && f(d(r)!); return o === undefined || x === undefined ? undefined : o - x; });
+      const both = (f: (s: SystemRun) => number | undefined, what: string) => {
+        const own = range(added(runs, 'design', f), { unit: ' ms', signed: true });
+        const more = range(beyond(f), { unit: ' ms', signed: true });
+        return own ? `${what} ${own}${more ? ` (this project ${more} beyond it)` : ''}` : '';
+      };
+      const cpu = (s: SystemRun) => s.cpuMsPerRequest;
+      const cpuCell = range(per(runs, (r) => d(r) && cpu(d(r)!)), { unit: ' ms' });
+      const xEmpty = range(ratio(runs, 'design', 'floor', cpu), { unit: '× the empty proxy' });
+      const xOurs = range(ratio(runs, 'ours', 'design', cpu), { unit: '×' });
+      const rpsFloor = range(ratio(runs, 'design', 'floor', (s) => s.rps, 100), { unit: '%', then: ' of the empty proxy' });
+      const rpsPortkey = range(ratio(runs, 'design', 'portkey', (s) => s.rps), { unit: '× Portkey' });
+      out.push({
+        figure: 'floor of this design, measured (bench-design-floor.ts: the empty proxy + the input and output Detect over this project\'s detection socket with the same policy; nothing else; CPU includes the detection service\'s)',
+        ours: [
+          both((s) => s.c1?.p50, 'added p50'),
+          both((s) => s.c1?.p99, 'added p99'),
+          cpuCell ? `CPU ${cpuCell} per request${xEmpty ? ` = ${xEmpty}` : ''}${xOurs ? ` (this project ${xOurs} of it)` : ''}` : '',
+          rpsFloor || rpsPortkey ? `throughput ${[rpsFloor, rpsPortkey].filter(Boolean).join(', ')}` : '',
+          both((s) => s.ttfbChat?.p50, 'added stream time to first byte (chat)'),
+          both((s) => s.ttfbMessages?.p50, 'added stream time to first byte (messages)'),
+        ].filter(Boolean).join('; '),
+        portkey: '', floor: '', target: 'none (lower bound of the latency, CPU and throughput lines)', verdict: '—',
+      });
+    }
+  }
+
+  {
     // A failed call (an answer other than 200) fails the run's check whatever the others took.
     const d1 = (r: PerfRun) => (r.systems.ours?.detect1mb?.failed ? Infinity : r.systems.ours?.detect1mb?.p50);
     const s1 = stats(per(runs, (r) => r.systems.ours?.detect1mb?.p50));
@@ -324,13 +361,13 @@ const lat = (l?: Lat) => (l ? `${num(l.p50)} / ${num(l.p99)}` : '');
 
 /** The raw figures of every run and system, below the table. */
 export function renderDetails(runs: PerfRun[]): string[] {
-  const names: Record<SystemId, string> = { direct: 'direct', floor: 'empty proxy', ours: 'this project', portkey: 'Portkey' };
+  const names: Record<SystemId, string> = { direct: 'direct', floor: 'empty proxy', design: 'design floor', ours: 'this project', portkey: 'Portkey' };
   const lines = [
     '| run | system | c1 p50 / p99 (ms) | req/s at 32 | CPU ms / req | errors | TTFB messages p50 / p99 | first token messages p50 / p99 | TTFB chat p50 / p99 | first token chat p50 / p99 | concurrent streams | RSS start / after / at rest (MB) | start (s) |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   runs.forEach((run, i) => {
-    for (const sys of ['direct', 'floor', 'ours', 'portkey'] as SystemId[]) {
+    for (const sys of ['direct', 'floor', 'design', 'ours', 'portkey'] as SystemId[]) {
       const s = run.systems[sys];
       if (!s) continue;
       const opt = (v: number | undefined) => (v === undefined ? '' : num(v));

@@ -25,8 +25,9 @@ import { replaceSection } from './results-sections';
  * BENCH_DURATION_S (4 s of load per system, after 1 s of warm-up), BENCH_CONNECTIONS (32),
  * BENCH_STREAM_SEQUENTIAL (150 streams per system and kind), BENCH_STREAM_GAP_MS (2: the upstream's gap
  * between stream events), BENCH_CONCURRENT_STREAMS (1024), BENCH_DETECT_1MB (5 calls), BENCH_PORTKEY
- * (false: leave Portkey out), BENCH_LOG_LEVEL (info: the gateway's LOG_LEVEL), BENCH_WRITE (false: print
- * only, leave bench/RESULTS.md alone), BENCH_REST_S (5: resident memory is read again this long after the
+ * (false: leave Portkey out), BENCH_DESIGN (false: leave out the measured floor of this design,
+ * bench-design-floor.ts), BENCH_LOG_LEVEL (info: the gateway's LOG_LEVEL), BENCH_WRITE (false: print
+ * only, leave bench/RESULTS.md alone), BENCH_REST_S (35: resident memory is read again this long after the
  * benchmark, nothing sent meanwhile; 0 skips it), BENCH_OURS_ENV (extra environment for this project's process,
  * `KEY=value` pairs separated by spaces, e.g. `CLASSIFIER_WORKERS=0 AUDIT_TOKEN_WORKERS=0` to measure a setting).
  */
@@ -44,7 +45,10 @@ const STREAM_EVENTS = 10;
 const CONCURRENT_STREAMS = Number(env.BENCH_CONCURRENT_STREAMS ?? 1024);
 const DETECT_1MB = Number(env.BENCH_DETECT_1MB ?? 5);
 const WITH_PORTKEY = env.BENCH_PORTKEY !== 'false';
-const REST_S = Number(env.BENCH_REST_S ?? 5);
+/** The measured floor of this design (bench-design-floor.ts) as a fifth system; BENCH_DESIGN=false leaves it out. */
+const WITH_DESIGN = env.BENCH_DESIGN !== 'false';
+/** At rest: read after the idle reclaim's default quiet period (MEMORY_RECLAIM_IDLE_MS, 30 s) has passed. */
+const REST_S = Number(env.BENCH_REST_S ?? 35);
 /** Unmeasured load per system before the first measured phase (seconds): the JIT settles (see warmUp). */
 const WARMUP_S = Number(env.BENCH_WARMUP_S ?? 5);
 /** Requests of the in-process detectors-alone floor (input + output scan each). */
@@ -150,14 +154,15 @@ async function streamOnce(kind: StreamKind, t: Target, agent: Agent, i: number):
 }
 
 /** Load from CONNECTIONS connections for DURATION_S (after 1 s of warm-up); CPU ms per request of `pid`'s tree. */
-async function load(t: Target, pid: number): Promise<{ rps: number; cpu: number; errors: number }> {
+async function load(t: Target, pids: number[]): Promise<{ rps: number; cpu: number; errors: number }> {
+  const treesCpu = () => pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
   let i = 0;
   const requests = [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: chatBody(requestNo + i++) }) }];
   const opts = { url: `${t.url}/v1/chat/completions`, method: 'POST', headers: t.headers, requests, connections: CONNECTIONS };
   await autocannon({ ...opts, duration: 1 });
-  const before = treeCpuMs(pid);
+  const before = treesCpu();
   const res = await autocannon({ ...opts, duration: DURATION_S });
-  const cpu = treeCpuMs(pid) - before;
+  const cpu = treesCpu() - before;
   requestNo += i;
   return { rps: r2(res.requests.average), cpu: r2(cpu / Math.max(1, res.requests.total)), errors: res.errors + res.non2xx };
 }
@@ -362,6 +367,17 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
     if (run === 1) notes.push(`Policy of this project: ${policy.length} detector types on input and output (${policy.join(', ')}), L2, block.`);
     policyTypes = policy;
 
+    // The design's floor, measured: the empty proxy plus the two Detect calls over this project's detection
+    // socket with the same policy (bench-design-floor.ts); its CPU is counted with this project's (the
+    // detection service runs there).
+    let design: { url: string; pid: number } | undefined;
+    if (WITH_DESIGN) {
+      const df = await start(['dist/tools/bench-design-floor.js'], { UPSTREAM: upstream, DETECTION_TARGET: `unix:${detectionSocket}`, DETECT_TYPES: policy.join(',') }, /PORT (\d+)/);
+      r.procs.push(df.child);
+      design = { url: `http://127.0.0.1:${df.match[1]}`, pid: df.child.pid! };
+      systems.design = {};
+    }
+
     const openai = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
     const anthropic = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-bench', 'anthropic-version': '2023-06-01' };
     const pkHeaders = (kind: StreamKind) =>
@@ -369,10 +385,13 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
     const targets = (kind: StreamKind): Target[] => [
       { sys: 'direct', url: upstream, headers: kind === 'chat' ? openai : anthropic },
       { sys: 'floor', url: floorUrl, headers: kind === 'chat' ? openai : anthropic },
+      ...(design ? [{ sys: 'design' as const, url: design.url, headers: kind === 'chat' ? openai : anthropic }] : []),
       kind === 'chat' ? { sys: 'ours', url: gateway, headers: auth } : { sys: 'ours', url: sensor, headers: { ...anthropic, 'x-svc-key': key } },
       ...(portkey ? [{ sys: 'portkey' as const, url: portkey.url, headers: pkHeaders(kind) }] : []),
     ];
-    const pids: Record<SystemId, number | undefined> = { direct: up.child.pid, floor: floor.child.pid, ours: gw.child.pid, portkey: portkey?.pid };
+    const pids: Record<SystemId, number | undefined> = { direct: up.child.pid, floor: floor.child.pid, design: design?.pid, ours: gw.child.pid, portkey: portkey?.pid };
+    // The processes whose CPU a system's requests cost: the design floor's include this project's (detection).
+    const cpuPids = (sys: SystemId): number[] => (sys === 'design' ? [design!.pid, gw.child.pid!] : [pids[sys]!]);
 
     // Preflight: a system whose chat completion fails is left out of this run, with the reason.
     const chatTargets: Target[] = [];
@@ -384,7 +403,7 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
         const msg = `${t.sys} left out of run ${run}: a chat completion failed (${res}).`;
         notes.push(msg);
         log(msg);
-        if (t.sys === 'portkey') delete systems.portkey;
+        if (t.sys === 'portkey' || t.sys === 'design') delete systems[t.sys];
         else throw new Error(msg);
       } else chatTargets.push(t);
     }
@@ -400,7 +419,7 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
 
     for (const t of chatTargets) {
       log(`load ${t.sys}`);
-      const l = await load(t, pids[t.sys]!);
+      const l = await load(t, cpuPids(t.sys));
       Object.assign(systems[t.sys]!, { rps: l.rps, cpuMsPerRequest: l.cpu, errors: (systems[t.sys]!.errors ?? 0) + l.errors });
     }
 
@@ -429,7 +448,7 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
     systems.ours.detect1mb = d.lat ? { ...d.lat, failed: d.failed } : d.failed ? { p50: NaN, max: NaN, failed: d.failed } : undefined;
     for (const n of d.notes) notes.push(`run ${run}: ${n}`);
 
-    for (const t of targets('chat').filter((x) => x.sys !== 'floor' && systems[x.sys] && !systems[x.sys]!.streamErrors?.chat)) {
+    for (const t of targets('chat').filter((x) => x.sys !== 'floor' && x.sys !== 'design' && systems[x.sys] && !systems[x.sys]!.streamErrors?.chat)) {
       log(`${CONCURRENT_STREAMS} concurrent streams: ${t.sys}`);
       systems[t.sys]!.streams = await concurrentStreams(t, CONCURRENT_STREAMS);
     }
@@ -462,7 +481,7 @@ function report(runs: PerfRun[], notes: string[], load: { before: number[]; afte
     HEADING,
     '',
     `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}) · Node ${process.version} · load average before ${la(load.before)}, after ${la(load.after)} (1 / 5 / 15 min).`,
-    `${runs.length} run(s), each with fresh processes: the fake upstream (bench-upstream.ts), the empty Node proxy (bench-passthrough.ts), this project (\`node dist/main.js all\`, embedded database, fresh DATA_DIR, LOG_LEVEL ${LOG_LEVEL}) and Portkey OSS ${PORTKEY_VERSION} (\`build/start-server.js\`, routed by \`x-portkey-provider\` / \`x-portkey-custom-host\`). Benign prompts of 100–600 characters, different on every request. First ${WARMUP_S} s of unmeasured load at ${CONNECTIONS} connections per system (warm-up). Concurrency 1: ${SEQUENTIAL} chat completions per system, interleaved in chunks of 50; load: ${CONNECTIONS} connections for ${DURATION_S} s per system (autocannon in this driver); streams: ${STREAM_SEQUENTIAL} per system and kind, ${STREAM_EVENTS} text events of plain prose (no numbers: a number is held until 128 characters follow it) ${STREAM_GAP_MS} ms apart, read to the end; ${CONCURRENT_STREAMS} concurrent chat streams of 50 events 20 ms apart; 1 MB \`/v1/detect\` (1,000,000 characters, the most it takes): ${DETECT_1MB} calls after one warm-up; detectors alone: ${ALONE_REQUESTS} input + output scans in the driver's process after 500 warm-up; the hop alone: ${HOP_CALLS} Detect calls with no detectors from the driver over the detection socket one at a time (wall), then ${HOP_CALLS} with ${HOP_IN_FLIGHT} in flight (CPU), after 300 warm-up.`,
+    `${runs.length} run(s), each with fresh processes: the fake upstream (bench-upstream.ts), the empty Node proxy (bench-passthrough.ts), the floor of this design measured (bench-design-floor.ts: the empty proxy plus an input and an output Detect over this project's detection socket with the same policy), this project (\`node dist/main.js all\`, embedded database, fresh DATA_DIR, LOG_LEVEL ${LOG_LEVEL}) and Portkey OSS ${PORTKEY_VERSION} (\`build/start-server.js\`, routed by \`x-portkey-provider\` / \`x-portkey-custom-host\`). Benign prompts of 100–600 characters, different on every request. First ${WARMUP_S} s of unmeasured load at ${CONNECTIONS} connections per system (warm-up). Concurrency 1: ${SEQUENTIAL} chat completions per system, interleaved in chunks of 50; load: ${CONNECTIONS} connections for ${DURATION_S} s per system (autocannon in this driver); streams: ${STREAM_SEQUENTIAL} per system and kind, ${STREAM_EVENTS} text events of plain prose (no numbers: a number is held until 128 characters follow it) ${STREAM_GAP_MS} ms apart, read to the end; ${CONCURRENT_STREAMS} concurrent chat streams of 50 events 20 ms apart; 1 MB \`/v1/detect\` (1,000,000 characters, the most it takes): ${DETECT_1MB} calls after one warm-up; detectors alone: ${ALONE_REQUESTS} input + output scans in the driver's process after 500 warm-up; the hop alone: ${HOP_CALLS} Detect calls with no detectors from the driver over the detection socket one at a time (wall), then ${HOP_CALLS} with ${HOP_IN_FLIGHT} in flight (CPU), after 300 warm-up.`,
     'Cells: min–max over the runs (median); "added" is the system minus direct in the same run; met / not met is decided on the median, (k/N runs) counts the runs that met it alone.',
     '',
     ...renderTable(rows(runs, CONCURRENT_STREAMS)),

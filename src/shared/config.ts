@@ -120,7 +120,7 @@ export const configSchema = z.object({
   // A token worker idle this long is stopped (its memory released; the next long text starts one); 0 = kept.
   AUDIT_TOKEN_WORKER_IDLE_MS: nonNegativeInt('AUDIT_TOKEN_WORKER_IDLE_MS', 2000, 3_600_000),
   /** Idle interval after which a thread whose heap grew gives it back with one full collection (idle-reclaim.ts); 0 = off. */
-  MEMORY_RECLAIM_IDLE_MS: nonNegativeInt('MEMORY_RECLAIM_IDLE_MS', 2000, 3_600_000),
+  MEMORY_RECLAIM_IDLE_MS: nonNegativeInt('MEMORY_RECLAIM_IDLE_MS', 30_000, 3_600_000),
   AUDIT_SPOOL_MAX_BYTES: positiveInt('AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024 * 1024 * 1024),
   // Audit retention (docs/management-audit-and-retention.md): days security events (and dead-lettered ones)
   // and the management audit trail are kept, 0 = forever (the default: nothing is deleted unless an

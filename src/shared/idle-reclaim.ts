@@ -14,6 +14,13 @@ import { runInNewContext } from 'node:vm';
  * least `minGrowthBytes` since the last collection this made (or since start), it runs one full
  * collection. A busy thread is never interrupted; an idle one pays one collection (tens of ms) per
  * burst. MEMORY_RECLAIM_IDLE_MS sets `idleMs` (0 turns it off).
+ *
+ * Why the default is a long quiet period (30 s), not a short lull: after a forced full collection V8 sets
+ * the next one close above what is live (~1.2–1.35× here) and keeps growing the heap slowly, so traffic
+ * that resumes runs with frequent mark-compacts (every ~0.9 s at concurrency 1, 5–9 ms pauses, marking
+ * threads busy) until the heap has grown back. With a 2 s idle time, a 5 s lull followed by sequential
+ * chat completions cost +2.0–2.3 ms added p50 and +8.0–10.4 ms added p99, against +1.5–1.9 / +5.4–5.9 ms
+ * without the collection (4 alternated runs each, 2026-11-28, bench/RESULTS.md).
  */
 
 export interface IdleReclaimOptions {

@@ -94,6 +94,26 @@ describe('bench:perf table', () => {
     expect(byFigure([withStream]).get('floor of this design')!.ours).toContain('added stream time to first byte (chat) ≥ +1.3 ms');
     expect(floor.verdict).toBe('—');
   });
+
+  it('reports the measured floor of the design (a system of its own) and what this project adds beyond it', () => {
+    expect(byFigure([run(good)]).has('floor of this design, measured')).toBe(false);
+    const design: SystemRun = { c1: { p50: 0.9, p99: 2.5 }, rps: 2_000, cpuMsPerRequest: 0.25, ttfbChat: { p50: 0.8, p99: 2 } };
+    const withDesign = (d: SystemRun, o = good): PerfRun => { const r = run(o, { rps: 500 }); r.systems.design = d; return r; };
+    const row = byFigure([withDesign(design)]).get('floor of this design, measured')!;
+    // p50: 0.9 − 0.3 = +0.60, this project 1.1 − 0.9 = +0.20 beyond; p99: 2.5 − 1 = +1.5, 3 − 2.5 = +0.50 beyond;
+    // CPU 0.25 / 0.1 = 2.5×, this project 0.4 / 0.25 = 1.6×; throughput 2000 / 5000 = 40%, 2000 / 500 = 4×;
+    // first byte (chat) 0.8 − 0.5 = +0.30, this project 1.2 − 0.8 = +0.40 beyond; no messages stream measured.
+    expect(row.ours).toBe(
+      'added p50 +0.60 ms (this project +0.20 ms beyond it); added p99 +1.5 ms (this project +0.50 ms beyond it); ' +
+        'CPU 0.25 ms per request = 2.5× the empty proxy (this project 1.6× of it); throughput 40.0% of the empty proxy, 4.0× Portkey; ' +
+        'added stream time to first byte (chat) +0.30 ms (this project +0.40 ms beyond it)',
+    );
+    expect(row.verdict).toBe('—');
+    // Over runs: ranges; the verdicts of the target lines are unchanged by it.
+    const two = byFigure([withDesign(design), withDesign({ ...design, c1: { p50: 1.3, p99: 4 } })]);
+    expect(two.get('floor of this design, measured')!.ours).toContain('added p50 +0.60–1.0 ms (median 0.80) (this project -0.20–+0.20 ms (median +0.00) beyond it)');
+    expect(two.get('added p50 at concurrency 1')!.verdict).toBe('met (2/2 runs)');
+  });
 });
 
 describe('bench:perf prompts and its RESULTS.md section', () => {
