@@ -10,9 +10,9 @@ import { runInNewContext } from 'node:vm';
  * (bench/RESULTS.md, issue 17).
  *
  * Each thread that serves bursts (the main thread, the detection thread, the classifier workers) checks
- * every `idleMs`: when its event loop was (almost) idle for that whole interval and its heap grew by at
- * least `minGrowthBytes` since the last collection this made (or since start), it runs one full
- * collection. A busy thread is never interrupted; an idle one pays one collection (tens of ms) per
+ * every RECLAIM_CHECK_MS (or `idleMs` when shorter): when its event loop has been (almost) idle for at
+ * least `idleMs` without a break and its heap grew by at least `minGrowthBytes` since the last collection
+ * this made (or since start), it runs one full collection. A busy thread is never interrupted; an idle one pays one collection (tens of ms) per
  * burst. MEMORY_RECLAIM_IDLE_MS sets `idleMs` (0 turns it off).
  *
  * Why the default is a long quiet period (30 s), not a short lull: after a forced full collection V8 sets
@@ -33,7 +33,13 @@ export interface IdleReclaimOptions {
   /** Heap size and collection (tests); default this isolate's. */
   heapBytes?: () => number;
   collect?: () => void;
+  /** Clock in ms, and the event loop's utilisation since the previous call (tests); default this thread's. */
+  now?: () => number;
+  utilization?: () => number;
 }
+
+/** How often the thread looks (ms): quiet time is counted in steps of at most this, so a collection comes idleMs to idleMs + this after a burst ends. */
+export const RECLAIM_CHECK_MS = 5000;
 
 export interface IdleReclaim {
   /** Collections made so far. */
@@ -70,17 +76,30 @@ export function startIdleReclaim(options: IdleReclaimOptions): IdleReclaim {
   const collect = options.collect ?? fullCollection();
   const minGrowth = options.minGrowthBytes ?? 32 * 1024 * 1024;
   const maxUtilization = options.maxUtilization ?? 0.05;
-  let baseline = heapBytes();
+  const clock = options.now ?? (() => performance.now());
   let last = performance.eventLoopUtilization();
+  const utilization =
+    options.utilization ??
+    (() => {
+      const now = performance.eventLoopUtilization();
+      const busy = performance.eventLoopUtilization(now, last).utilization;
+      last = now;
+      return busy;
+    });
+  let baseline = heapBytes();
+  let lastAt = clock();
+  // Time the event loop has been idle without a break, over whole check intervals.
+  let quietMs = 0;
   let collections = 0;
   const check = () => {
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, last).utilization;
-    last = now;
+    const busy = utilization();
+    const at = clock();
+    quietMs = busy > maxUtilization ? 0 : quietMs + (at - lastAt);
+    lastAt = at;
     const heap = heapBytes();
     // V8's own collections may have shrunk the heap meanwhile: growth counts from the lowest point.
     if (heap < baseline) baseline = heap;
-    if (busy > maxUtilization || heap - baseline < minGrowth) return;
+    if (quietMs < options.idleMs || heap - baseline < minGrowth) return;
     // Two: the first frees the garbage (its pages are swept meanwhile), the second releases the pages
     // left empty — one alone left the committed heap where it was.
     collect();
@@ -88,7 +107,8 @@ export function startIdleReclaim(options: IdleReclaimOptions): IdleReclaim {
     collections++;
     baseline = heapBytes();
   };
-  const timer = setInterval(check, options.idleMs);
+  // Checked more often than idleMs (a 30 s idle time with a 30 s timer collected 30–60 s after a burst).
+  const timer = setInterval(check, Math.min(options.idleMs, RECLAIM_CHECK_MS));
   timer.unref();
   return {
     get collections() {

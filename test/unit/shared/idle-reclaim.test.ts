@@ -2,12 +2,18 @@ import { fullCollection, startIdleReclaim } from '../../../src/shared/idle-recla
 import { loadConfig } from '../../../src/shared/config';
 
 /**
- * Idle reclaim decides from the heap's growth and the event loop's utilisation; both are injected or
- * pinned here (maxUtilization 1 = any interval counts as idle, -1 = none does), and `check()` is called
- * directly instead of waiting for the timer.
+ * Idle reclaim decides from the heap's growth, the event loop's utilisation and the quiet time; they are
+ * injected or pinned here (maxUtilization 1 = any interval counts as idle, -1 = none does; a fake clock),
+ * and `check()` is called directly instead of waiting for the timer.
  */
 
 const MB = 1024 * 1024;
+
+/** A clock that moves a minute per reading: every check() sees a whole idle time pass. */
+function minutes() {
+  let t = 0;
+  return () => (t += 60_000);
+}
 
 function fakeHeap(startMb: number) {
   let bytes = startMb * MB;
@@ -29,7 +35,7 @@ function fakeHeap(startMb: number) {
 describe('idle reclaim', () => {
   it('collects once the heap grew by the threshold while idle, then counts growth from after the collection', () => {
     const heap = fakeHeap(60);
-    const reclaim = startIdleReclaim({ idleMs: 60_000, minGrowthBytes: 32 * MB, maxUtilization: 1, heapBytes: heap.heapBytes, collect: heap.collect });
+    const reclaim = startIdleReclaim({ idleMs: 60_000, minGrowthBytes: 32 * MB, maxUtilization: 1, heapBytes: heap.heapBytes, collect: heap.collect, now: minutes() });
     try {
       heap.set(80); // +20 MB: below the threshold
       reclaim.check();
@@ -49,7 +55,7 @@ describe('idle reclaim', () => {
 
   it('counts growth from the lowest heap seen (V8 shrank it meanwhile)', () => {
     const heap = fakeHeap(150);
-    const reclaim = startIdleReclaim({ idleMs: 60_000, minGrowthBytes: 32 * MB, maxUtilization: 1, heapBytes: heap.heapBytes, collect: heap.collect });
+    const reclaim = startIdleReclaim({ idleMs: 60_000, minGrowthBytes: 32 * MB, maxUtilization: 1, heapBytes: heap.heapBytes, collect: heap.collect, now: minutes() });
     try {
       heap.set(70);
       reclaim.check();
@@ -63,13 +69,38 @@ describe('idle reclaim', () => {
 
   it('never collects on a busy thread, however much the heap grew', () => {
     const heap = fakeHeap(60);
-    const reclaim = startIdleReclaim({ idleMs: 60_000, minGrowthBytes: 32 * MB, maxUtilization: -1, heapBytes: heap.heapBytes, collect: heap.collect });
+    const reclaim = startIdleReclaim({ idleMs: 60_000, minGrowthBytes: 32 * MB, maxUtilization: -1, heapBytes: heap.heapBytes, collect: heap.collect, now: minutes() });
     try {
       heap.set(500);
       reclaim.check();
       reclaim.check();
       expect(reclaim.collections).toBe(0);
       expect(heap.collected).toEqual([]);
+    } finally {
+      reclaim.stop();
+    }
+  });
+
+  it('collects only once the thread has been idle for idleMs without a break, counted over several checks', () => {
+    const heap = fakeHeap(60);
+    let t = 0;
+    let busy = 0;
+    const reclaim = startIdleReclaim({ idleMs: 30_000, minGrowthBytes: 32 * MB, heapBytes: heap.heapBytes, collect: heap.collect, now: () => t, utilization: () => busy });
+    const step = (ms: number, utilization: number) => {
+      t += ms;
+      busy = utilization;
+      reclaim.check();
+    };
+    try {
+      heap.set(200);
+      for (let i = 0; i < 5; i++) step(5_000, 0.01);
+      expect(reclaim.collections).toBe(0); // 25 s of quiet
+      step(5_000, 0.2); // a busy interval: the quiet time starts again
+      for (let i = 0; i < 5; i++) step(5_000, 0.01);
+      expect(reclaim.collections).toBe(0); // 25 s since the busy interval
+      step(5_000, 0.01);
+      expect(reclaim.collections).toBe(1); // 30 s
+      expect(heap.collected).toEqual([200, 60]);
     } finally {
       reclaim.stop();
     }
