@@ -18,6 +18,14 @@ import { loadSuffixScorer, scoreAdversarialSuffix } from './suffix-perplexity';
 import { SUFFIX_PERPLEXITY_SIGNAL } from '../../signals';
 import { THRESHOLD_CUTOFFS } from '../../decide';
 
+/**
+ * The most logits a single hashed feature may add to a moderation head (BuiltinModel.logits). Hate
+ * needs 1.8–2.1 logits to go from a benign prompt's usual 0.35–0.40 to L2; at 1.75 the collision that
+ * found this (hate 0.79) still reached 0.753, at 1.5 it stays at 0.70. Held-out recall at L2 moves by at
+ * most 2 rows of 104 (illicit_violent) and by ≤ 0.4 points elsewhere (bench/CLASSIFIERS.md).
+ */
+export const SINGLE_FEATURE_CAP = 1.5;
+
 /** The heads that also score the focus around an attack signal. */
 export const ATTACK_HEADS: readonly HeadName[] = ['prompt_attack', 'jailbreak'];
 
@@ -31,8 +39,21 @@ export class BuiltinModel {
   readonly heads: readonly HeadSpec[];
   private readonly weights: Int8Array;
   private readonly headIndex: ReadonlyMap<HeadName, number>;
+  /** 1 for the heads the single-feature guard applies to (the moderation heads), 0 for the attack heads. */
+  private readonly guarded: Uint8Array;
+  /** Per head: the largest contribution (weight × value, before the head's scale) of one hashed entry in the last logits() call. */
+  private readonly tops: Float64Array;
+  /** Hashed buckets (features at or past this index are the heuristic signals). */
+  private readonly buckets: number;
 
-  constructor(artefact: BuiltinArtefact) {
+  /**
+   * `singleFeatureCap`: the most logits one hashed feature may add to a head (SINGLE_FEATURE_CAP;
+   * Infinity turns the guard off, for evaluations that compare with and without it).
+   */
+  constructor(
+    artefact: BuiltinArtefact,
+    readonly singleFeatureCap = SINGLE_FEATURE_CAP,
+  ) {
     const parsed = artefactSchema.parse(artefact);
     const signalIds = ATTACK_SIGNALS.map((s) => s.id);
     if (parsed.signals.join(',') !== signalIds.join(',')) {
@@ -42,15 +63,42 @@ export class BuiltinModel {
     this.heads = parsed.heads;
     this.weights = unpackWeights(parsed.weights, this.hasher.dimension, parsed.heads.length);
     this.headIndex = new Map(parsed.heads.map((h, i) => [h.name, i]));
+    this.buckets = 1 << parsed.hashing.bits;
+    // The attack heads are left out: a short override's verdict legitimately rests on one word pair
+    // ("previous instructions"); their false positives on ids come from the suffix scorer, not a bucket.
+    this.guarded = Uint8Array.from(parsed.heads, (h) => ((ATTACK_HEADS as readonly string[]).includes(h.name) ? 0 : 1));
+    this.tops = new Float64Array(parsed.heads.length);
   }
 
-  /** Raw logits per head, in `heads` order. */
+  /**
+   * Raw logits per head, in `heads` order, with the single-feature guard: no one hashed feature adds
+   * more than `singleFeatureCap` logits to a moderation head (the excess of the largest one is taken off).
+   *
+   * Why: buckets are shared by every n-gram that hashes into them, and a few buckets carry a weight
+   * learnt from one strong n-gram (hate's largest is the character 4-gram of a slur: 4.3 logits in a
+   * short text, more than the 2.1 between a benign text's usual 0.35 and L2). Any other word, 4-gram
+   * or word pair that falls into such a bucket — a request id, a hash, a name — then decides the
+   * verdict alone: "(request 230pz)" in a benign prompt scored hate 0.77–0.95 (1 of 10,600 of
+   * bench:perf's prompts). Genuine content fires many features together (the word, its 4-grams, its
+   * word pairs), so its score does not rest on one bucket.
+   */
   logits(vector: SparseVector): Float64Array {
     const k = this.heads.length;
-    const acc = k === 11 ? dot11(this.weights, vector) : dotK(this.weights, vector, k);
+    const cap = this.singleFeatureCap;
+    const guard = cap !== Infinity;
+    let acc: Float64Array;
+    if (k === 11) acc = guard ? dot11Top(this.weights, vector, this.buckets, this.tops) : dot11(this.weights, vector);
+    else {
+      acc = dotK(this.weights, vector, k);
+      if (guard) topK(this.weights, vector, k, this.buckets, this.tops);
+    }
     for (let h = 0; h < k; h++) {
       const head = this.heads[h] as HeadSpec;
       acc[h] = (acc[h] as number) * head.scale + head.bias;
+      if (guard && this.guarded[h] === 1) {
+        const excess = (this.tops[h] as number) * head.scale - cap;
+        if (excess > 0) acc[h] = (acc[h] as number) - excess;
+      }
     }
     return acc;
   }
@@ -180,6 +228,57 @@ function dot11(w: Int8Array, vector: SparseVector): Float64Array {
     a10 += (w[b + 10] as number) * v;
   }
   return Float64Array.of(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+}
+
+/**
+ * dot11 that also writes, per head, the largest single product weight × value of a hashed entry (index
+ * below `buckets`) into `tops`: the single-feature guard's input at no second pass over the vector. The
+ * sums are the same additions in the same order as dot11's (bit for bit).
+ */
+function dot11Top(w: Int8Array, vector: SparseVector, buckets: number, tops: Float64Array): Float64Array {
+  let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, a8 = 0, a9 = 0, a10 = 0;
+  let m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, m7 = 0, m8 = 0, m9 = 0, m10 = 0;
+  const index = vector.index;
+  const value = vector.value;
+  for (let i = 0; i < vector.length; i++) {
+    const idx = index[i] as number;
+    const b = idx * 11;
+    const v = value[i] as number;
+    const t0 = (w[b] as number) * v, t1 = (w[b + 1] as number) * v, t2 = (w[b + 2] as number) * v, t3 = (w[b + 3] as number) * v;
+    const t4 = (w[b + 4] as number) * v, t5 = (w[b + 5] as number) * v, t6 = (w[b + 6] as number) * v, t7 = (w[b + 7] as number) * v;
+    const t8 = (w[b + 8] as number) * v, t9 = (w[b + 9] as number) * v, t10 = (w[b + 10] as number) * v;
+    a0 += t0; a1 += t1; a2 += t2; a3 += t3; a4 += t4; a5 += t5; a6 += t6; a7 += t7; a8 += t8; a9 += t9; a10 += t10;
+    if (idx < buckets) {
+      if (t0 > m0) m0 = t0;
+      if (t1 > m1) m1 = t1;
+      if (t2 > m2) m2 = t2;
+      if (t3 > m3) m3 = t3;
+      if (t4 > m4) m4 = t4;
+      if (t5 > m5) m5 = t5;
+      if (t6 > m6) m6 = t6;
+      if (t7 > m7) m7 = t7;
+      if (t8 > m8) m8 = t8;
+      if (t9 > m9) m9 = t9;
+      if (t10 > m10) m10 = t10;
+    }
+  }
+  tops[0] = m0; tops[1] = m1; tops[2] = m2; tops[3] = m3; tops[4] = m4; tops[5] = m5;
+  tops[6] = m6; tops[7] = m7; tops[8] = m8; tops[9] = m9; tops[10] = m10;
+  return Float64Array.of(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10);
+}
+
+/** The `tops` of dot11Top for any number of heads (a second pass; the shipped model has 11 heads). */
+function topK(w: Int8Array, vector: SparseVector, k: number, buckets: number, tops: Float64Array): void {
+  tops.fill(0);
+  for (let i = 0; i < vector.length; i++) {
+    const idx = vector.index[i] as number;
+    if (idx >= buckets) continue;
+    const v = vector.value[i] as number;
+    for (let h = 0; h < k; h++) {
+      const t = (w[idx * k + h] as number) * v;
+      if (t > (tops[h] as number)) tops[h] = t;
+    }
+  }
 }
 
 /** What combine() needs to know about the window's text besides its features. */
