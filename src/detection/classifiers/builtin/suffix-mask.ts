@@ -11,9 +11,17 @@
  * - part of a URL (letters followed by "://", up to the next space, quote or angle bracket),
  * - part of a chain of ≥ 4 short hex runs separated by single spaces or colons, half of them with digits
  *   (hex dumps, MAC addresses),
+ * - identifier-like: ≥ 5 characters with a digit and a letter (order numbers, booking references, short
+ *   ids: "zz91p", "A7f3Kq9LmX2b"), when at most one more such run stands next to it (at most 2 characters
+ *   apart): token soup with a digit glued into every token forms a longer chain and stays scored,
  * - or, for a whole whitespace-delimited token, regex-like: ≥ 10 characters of which ≥ 30% (and ≥ 5)
  *   are regex metacharacters \ ^ $ | ? * + ( ) [ ] { }, or ≥ 3 backslash escapes (\d \w \s \x...).
  */
+
+/** Identifier-like runs: masked when a chain of them (each ≤ ID_CHAIN_GAP characters from the next) has at most ID_CHAIN_MAX runs. */
+const ID_MIN_LENGTH = 5;
+const ID_CHAIN_GAP = 2;
+const ID_CHAIN_MAX = 2;
 
 const RUN = new Uint8Array(128);
 const HEX = new Uint8Array(128);
@@ -64,6 +72,17 @@ export function maskBlobCodes(text: Uint16Array, n: number, mask: Uint8Array): v
   let chainEnd = -1;
   let chainRuns = 0;
   let chainDigitRuns = 0;
+  // The current chain of identifier-like runs: its first two runs' bounds and its length.
+  let idRuns = 0;
+  let idEnd = -1;
+  let id0s = 0, id0e = 0, id1s = 0, id1e = 0;
+  const flushIds = () => {
+    if (idRuns > 0 && idRuns <= ID_CHAIN_MAX) {
+      mask.fill(1, id0s, id0e);
+      if (idRuns === 2) mask.fill(1, id1s, id1e);
+    }
+    idRuns = 0;
+  };
   let i = 0;
   while (i < n) {
     const c = text[i] as number;
@@ -73,15 +92,24 @@ export function maskBlobCodes(text: Uint16Array, n: number, mask: Uint8Array): v
     }
     const start = i;
     let digits = 0;
+    let letters = 0;
     let hexOnly = true;
     while (i < n) {
       const d = text[i] as number;
       if (d >= 128 || RUN[d] === 0) break;
       if (d >= 48 && d <= 57) digits++;
+      else if ((d | 32) >= 97 && (d | 32) <= 122) letters++;
       if (HEX[d] === 0) hexOnly = false;
       i++;
     }
     const len = i - start;
+    if (len >= ID_MIN_LENGTH && digits > 0 && letters > 0) {
+      if (idRuns > 0 && start - idEnd > ID_CHAIN_GAP) flushIds();
+      if (idRuns === 0) (id0s = start), (id0e = i);
+      else if (idRuns === 1) (id1s = start), (id1e = i);
+      idRuns++;
+      idEnd = i;
+    } else if (idRuns > 0 && start - idEnd > ID_CHAIN_GAP) flushIds();
     const before = start > 0 ? (text[start - 1] as number) : 0;
     if (before === 64 || before === 35) {
       // @handles and #hashtags: names, not language
@@ -114,6 +142,7 @@ export function maskBlobCodes(text: Uint16Array, n: number, mask: Uint8Array): v
     } else chainEnd = -1;
   }
   if (chainRuns >= 4 && chainDigitRuns * 2 >= chainRuns) mask.fill(1, chainStart, chainEnd);
+  flushIds();
   maskRegexTokens(text, n, mask);
 }
 
