@@ -9,9 +9,9 @@ import { THRESHOLD_CUTOFFS } from '#src/detection/decide';
 import { PACKAGE_ROOT } from './package-root';
 
 /**
- * bench/CLASSIFIERS.md: written by `npm run eval:classifiers` (everything but the speed section) and by
- * `npm run bench:classifiers` (the speed section, between the SPEED markers). Each tool keeps the
- * other's part.
+ * bench/CLASSIFIERS.md: written by `npm run eval:classifiers` (everything but the marked sections), and
+ * per marked section by `npm run bench:classifiers` (speed), `eval:lofo`, `eval:moderation` and
+ * `eval:robustness`; the "notes" section is hand-written. Each tool keeps the others' parts.
  */
 
 export { PACKAGE_ROOT };
@@ -141,6 +141,9 @@ export function manifestSection(m: Manifest): string[] {
 const KEPT_SECTIONS: ReadonlyArray<{ name: string; placeholder: string }> = [
   { name: 'lofo', placeholder: '## Leave one source family out\n\nNot measured yet: run `npm run eval:lofo`.' },
   { name: 'moderation-lofo', placeholder: '## Moderation: leave one source family out\n\nNot measured yet: run `npm run eval:moderation`.' },
+  // Hand-written findings (blind sets, guards): no tool writes them, every tool keeps them.
+  { name: 'notes', placeholder: '## Notes\n\nNone yet.' },
+  { name: 'robustness', placeholder: '## Robustness: identifiers and other languages\n\nNot measured yet: run `npm run eval:robustness`.' },
   { name: 'speed', placeholder: '## Speed\n\nNot measured yet: run `npm run bench:classifiers`.' },
 ];
 const markers = (name: string) => ({ start: `<!-- ${name}:start -->`, end: `<!-- ${name}:end -->` });
@@ -166,7 +169,7 @@ export function writeReport(body: string): void {
 }
 
 /** Replaces (or appends) one marked section of bench/CLASSIFIERS.md. */
-export function writeSection(name: 'speed' | 'lofo' | 'moderation-lofo', section: string): void {
+export function writeSection(name: 'speed' | 'lofo' | 'moderation-lofo' | 'robustness', section: string): void {
   const { start, end } = markers(name);
   const block = `${start}\n${section.trim()}\n${end}`;
   const text = fs.existsSync(REPORT_FILE) ? fs.readFileSync(REPORT_FILE, 'utf8') : '# Builtin classifiers\n';
