@@ -18,17 +18,45 @@ type Encoding = { countTokens(text: string, options: typeof OPTIONS): number };
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
 const OPTIONS = { disallowedSpecial: new Set<string>() };
-const LONG_RUN = /[\p{L}\p{M}]{64,}|[^\s\p{L}\p{N}]{64,}|\s{64,}/gu;
+/**
+ * The start of a long run: 64 characters of one class (letters and marks; symbols; whitespace). Fixed
+ * counts only: an unbounded `{64,}` keeps one backtrack entry per character and overflows irregexp's
+ * stack on a run of ~5 million letters ("Maximum call stack size exceeded", found by the fuzzer); the run is
+ * extended by EXTEND in bounded steps instead.
+ */
+const RUN_START = /([\p{L}\p{M}]{64})|([^\s\p{L}\p{N}]{64})|(\s{64})/gu;
+/** The rest of a run of each class, at most 4,096 characters per step (sticky). */
+const EXTEND = [/[\p{L}\p{M}]{1,4096}/uy, /[^\s\p{L}\p{N}]{1,4096}/uy, /\s{1,4096}/uy] as const;
 const RUN = 64;
 
-/** JavaScript's `\s`, exactly: a cheap pre-filter must classify characters as LONG_RUN does. */
+/** The long runs of `text`, in order: what matchAll(/[\p{L}\p{M}]{64,}|[^\s\p{L}\p{N}]{64,}|\s{64,}/gu) finds, with bounded stack. */
+function* longRuns(text: string): Generator<{ start: number; end: number }> {
+  RUN_START.lastIndex = 0;
+  for (let m = RUN_START.exec(text); m; m = RUN_START.exec(text)) {
+    const start = m.index;
+    // The alternative that matched (marks are in the first two classes: its group says which one).
+    const extend = EXTEND[m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : 2];
+    let end = start + m[0].length;
+    for (;;) {
+      extend.lastIndex = end;
+      const more = extend.exec(text);
+      if (!more) break;
+      end += more[0].length;
+    }
+    RUN_START.lastIndex = end;
+    yield { start, end };
+  }
+  RUN_START.lastIndex = 0;
+}
+
+/** JavaScript's `\s`, exactly: a cheap pre-filter must classify characters as RUN_START does. */
 function isSpace(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
   if (c < 0xa0) return false;
   return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
-/** Whether the text has RUN spaces or RUN non-spaces in a row: every LONG_RUN match lies in such a run. */
+/** Whether the text has RUN spaces or RUN non-spaces in a row: every long run (longRuns) lies in such a run. */
 function mayHaveLongRun(text: string): boolean {
   let run = 0;
   let spaces = false;
@@ -73,9 +101,7 @@ export function countTextTokens(text: string, name: EncodingName = 'o200k_base',
   if (text.length < RUN || !mayHaveLongRun(text)) return plain(enc, text);
   let total = 0;
   let last = 0;
-  for (const m of text.matchAll(LONG_RUN)) {
-    const start = m.index;
-    const end = start + m[0].length;
+  for (const { start, end } of longRuns(text)) {
     total += plain(enc, text.slice(last, start));
     for (let i = start; i < end; ) {
       let to = Math.min(i + SLICE, end);

@@ -41,15 +41,25 @@ export function sessionIdOf(request: FastifyRequest): string | null {
 /**
  * The input tokens of the request's texts (o200k_base). When the policy's limits already counted the same
  * texts with o200k_base (an exact count: the request was within max_input_tokens) that count is used;
- * else the sinks' counter counts them (a worker thread for long texts), inline without one.
+ * else the sinks' counter counts them (a worker thread for long texts), inline without one. A count that
+ * fails (thrown or rejected) is null and logged: the event is recorded without it, never lost.
  */
-function tokensOf(request: FastifyRequest, texts: readonly string[] | undefined, sinks: AuditSinks): number | null | Promise<number> {
+function tokensOf(request: FastifyRequest, texts: readonly string[] | undefined, sinks: AuditSinks): number | null | Promise<number | null> {
   if (!texts) return null;
   const measured = request.limits?.inputTokens;
   if (measured && measured.encoding === 'o200k_base' && measured.texts === texts.length && measured.chars === texts.reduce((n, t) => n + t.length, 0)) {
     return measured.tokens;
   }
-  return (sinks.tokens ?? inlineTokenCounter).count(texts);
+  const failed = (err: unknown): null => {
+    request.log?.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'audit input token count failed: recorded without it');
+    return null;
+  };
+  try {
+    const counted = (sinks.tokens ?? inlineTokenCounter).count(texts);
+    return typeof counted === 'number' ? counted : counted.catch(failed);
+  } catch (err) {
+    return failed(err);
+  }
 }
 
 /**

@@ -49,6 +49,22 @@ describe('audit input tokens', () => {
     expect(recorded.map((e) => e.inputTokens)).toEqual([exact(texts), exact(texts)]);
   });
 
+  it('a count that throws or rejects leaves the event without input tokens, recorded all the same', async () => {
+    const throwing = { count: () => { throw new RangeError('Maximum call stack size exceeded'); } };
+    const rejecting = { count: () => Promise.reject(new RangeError('Maximum call stack size exceeded')) };
+    const warnings: string[] = [];
+    const req = (texts: string[]) => Object.assign(request(texts), { log: { warn: (_o: unknown, msg: string) => void warnings.push(msg) } }) as FastifyRequest;
+    const a = sinksCapturing(throwing as unknown as AuditSinks['tokens']);
+    await auditResponses(a.sinks)(req(['some text']), reply);
+    expect(a.recorded).toHaveLength(1);
+    expect(a.recorded[0]).toMatchObject({ inputTokens: null, path: '/v1/detect', responseStatus: 200 });
+    const b = sinksCapturing(rejecting as unknown as AuditSinks['tokens']);
+    await auditResponses(b.sinks)(req(['some text']), reply);
+    expect(b.later).toHaveLength(1);
+    await expect(b.later[0]).resolves.toMatchObject({ inputTokens: null, path: '/v1/detect' });
+    expect(warnings).toEqual(['audit input token count failed: recorded without it', 'audit input token count failed: recorded without it']);
+  });
+
   it('a long text is counted by the worker: the event is handed over pending and completed with the exact count', async () => {
     const counter = new AuditTokenCounter({ workers: 1, minChars: 1024 });
     try {

@@ -132,8 +132,10 @@ const CONTEXT = new ContextWords([
 // separator alternatives are disjoint once the next digit is required, and a run never restarts inside
 // a digit group.
 const SEP = '(?:[ \\t]{1,2}|[ \\t]{0,2}[\\-.\u2010-\u2015\u2212][ \\t]{0,2}|[ \\t]{0,2}\\r?\\n[ \\t]{0,2})';
-// Sticky: run at digit-run starts only (text-index.ts), where every match begins.
-const RUN = new RegExp(`(?<![0-9])[0-9](?:${SEP}?[0-9]){11,}`, 'y');
+// Sticky: run at digit-run starts only (text-index.ts), where every match begins. 12 digits, continued by
+// RUN_MORE in bounded steps (an unbounded `{11,}` overflowed irregexp's stack on millions of digits).
+const RUN = new RegExp(`(?<![0-9])[0-9](?:${SEP}?[0-9]){11}`, 'y');
+const RUN_MORE = new RegExp(`(?:${SEP}?[0-9]){1,1024}`, 'y');
 
 /** Shortest PAN: 12 (Maestro only; a 12-digit window is only reported for a network that takes 12). */
 const MIN_DIGITS = 12;
@@ -262,7 +264,7 @@ export class CreditCardDetector implements Detector {
     const { text } = input;
     const ticker = new AbortTicker(signal);
     const findings: DetectorFinding[] = [];
-    const matches = new DigitRunMatches(textIndexOf(input), RUN);
+    const matches = new DigitRunMatches(textIndexOf(input), RUN, undefined, RUN_MORE);
     for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
       ticker.tick();
       const start = m.index;

@@ -41,7 +41,9 @@ export const IP_CONFIDENCE = {
 // Maximal runs of dot-separated digit groups with at least four parts; the part count is checked in code.
 // The look-behind starts a match only at the beginning of a run, so each run is walked once (linear).
 // Sticky: tried at digit-run starts only (text-index.ts), where every match begins.
-const IPV4_RUN = /(?<![0-9.])[0-9]+(?:\.[0-9]+){3,}/y;
+const IPV4_RUN = /(?<![0-9.])[0-9]+(?:\.[0-9]+){3}/y;
+/** The rest of the run in bounded steps (an unbounded `{3,}` overflowed irregexp's stack on millions of parts). */
+const IPV4_MORE = /(?:\.[0-9]+){1,1024}/y;
 // A superset of IPv6 text from its first colon: hex groups and colons, an optional dotted IPv4 tail, an
 // optional zone; ipaddr.js decides. Bounded length; matching starts at a colon (a fast scan, where a
 // pattern starting with optional hex digits is tried at every position), and the up to four hex digits
@@ -79,7 +81,7 @@ function scanIpv4(index: TextIndex, ticker: AbortTicker, v6Spans: ReadonlyArray<
   const { text } = index;
   const findings: DetectorFinding[] = [];
   let v6 = 0; // v6Spans and matches both come in text order
-  const matches = new DigitRunMatches(index, IPV4_RUN);
+  const matches = new DigitRunMatches(index, IPV4_RUN, undefined, IPV4_MORE);
   for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
     ticker.tick();
     const start = m.index;

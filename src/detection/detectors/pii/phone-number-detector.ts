@@ -73,7 +73,9 @@ const DASHES = '\u2010-\u2015\u2212';
 // punctuation characters, then a digit", which parses one way only, and no match starts inside a digit
 // group.
 // Sticky: tried at each digit-run start (text-index.ts) and at the "+" / "(" right before it.
-const RUN = new RegExp(`(?<![0-9])\\+?\\(?[0-9](?:[ \\t().\\-/${DASHES}]{0,3}[0-9]){${MIN_DIGITS - 1},}`, 'y');
+const RUN = new RegExp(`(?<![0-9])\\+?\\(?[0-9](?:[ \\t().\\-/${DASHES}]{0,3}[0-9]){${MIN_DIGITS - 1}}`, 'y');
+/** The rest of the run in bounded steps (an unbounded `{n,}` overflowed irregexp's stack on millions of digits). */
+const RUN_MORE = new RegExp(`(?:[ \\t().\\-/${DASHES}]{0,3}[0-9]){1,1024}`, 'y');
 
 /** How many characters before a digit run a RUN match can start: "(", "+", "+(". */
 function plusOrParenBefore(text: string, runStart: number): number {
@@ -117,7 +119,7 @@ export class PhoneNumberDetector implements Detector {
     const budget = new LibraryBudget(ticker);
     const plans = regionPlans(input.piiRegions);
     const findings: DetectorFinding[] = [];
-    const matches = new DigitRunMatches(textIndexOf(input), RUN, plusOrParenBefore);
+    const matches = new DigitRunMatches(textIndexOf(input), RUN, plusOrParenBefore, RUN_MORE);
     for (let m = matches.next(); m && findings.length < MAX_FINDINGS; m = matches.next()) {
       ticker.tick();
       const start = m.index;
