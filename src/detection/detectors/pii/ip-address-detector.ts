@@ -102,6 +102,7 @@ function scanIpv4(index: TextIndex, ticker: AbortTicker, v6Spans: ReadonlyArray<
 
 /** The four octets of a strict dotted quad (0..255, no leading zeros as in "01.02.03.04"), else undefined. */
 function dottedQuad(s: string): number[] | undefined {
+  if (s.length > 15) return undefined; // "255.255.255.255": never split a run of millions of parts
   const parts = s.split('.');
   if (parts.length !== 4) return undefined;
   const octets: number[] = [];
