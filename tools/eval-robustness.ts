@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CLASSIFIER_TYPES } from '#src/detection/classifiers/backend';
 import { createDetectionEngine } from '#src/detection/engine';
-import type { DetectionPolicy, DetectorEntry } from '#src/shared/policy';
 import { benignPrompt } from './bench-perf-lib';
+import { blockPolicy } from './bench-procs';
 import { writeSection } from './classifier-report';
 import { PACKAGE_ROOT } from './package-root';
 import { prng } from './text-corpus';
@@ -52,19 +52,6 @@ function everydayTexts(): string[] {
   return out;
 }
 
-function policy(): DetectionPolicy {
-  const entries = CLASSIFIER_TYPES.map((t) => ({ detector_type: t as DetectorEntry['detector_type'], threshold: 'L2' as const, action: 'block' as const }));
-  return {
-    cacheKey: 'eval:robustness',
-    policyMode: 'IO',
-    inputDetectors: entries,
-    outputDetectors: entries,
-    allowList: { entries: [], match_type: 'contains' },
-    denyList: { entries: [], match_type: 'contains' },
-    customDetectors: [],
-  };
-}
-
 interface Tally {
   texts: number;
   blocked: number;
@@ -82,7 +69,7 @@ async function main(): Promise<void> {
   const arg = (name: string) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : undefined);
   const promptCount = Number(arg('prompts') ?? 10_000);
   const engine = createDetectionEngine();
-  const config = policy();
+  const config = blockPolicy(CLASSIFIER_TYPES, 'eval:robustness');
   const started = Date.now();
   const scan = async (text: string, into: Tally) => {
     const r = await engine.evaluate({ text, direction: 'input', config });

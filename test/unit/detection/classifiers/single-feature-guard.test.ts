@@ -6,7 +6,7 @@ import type { BuiltinArtefact } from '../../../../src/detection/classifiers/buil
 import artefact from '../../../../src/detection/classifiers/builtin/model/model.json';
 import { splitWindows } from '../../../../src/detection/classifiers/windows';
 import { evaluate } from '../../../../src/detection/engine';
-import type { DetectionPolicy } from '../../../../src/shared/policy';
+import { blockPolicy } from '../../../../tools/bench-procs';
 import { parityTexts } from './parity-texts';
 
 /**
@@ -23,19 +23,6 @@ const L2 = 0.75;
 
 const COLLIDING =
   'One more thing (request 230pz). Compare walking and cycling as ways to get some light exercise after work. Rewrite this paragraph so that it sounds friendlier and a little shorter. What is a sensible way to organise recipes so they are easy to find';
-
-function blockPolicy(types: DetectionPolicy['inputDetectors'][number]['detector_type'][]): DetectionPolicy {
-  const entries = types.map((t) => ({ detector_type: t, threshold: 'L2' as const, action: 'block' as const }));
-  return {
-    cacheKey: `single-feature-guard ${types.join(',')}`,
-    policyMode: 'IO',
-    inputDetectors: entries,
-    outputDetectors: entries,
-    allowList: { entries: [], match_type: 'contains' },
-    denyList: { entries: [], match_type: 'contains' },
-    customDetectors: [],
-  };
-}
 
 /** Each hashed entry's own contribution to every head, in logits (one-entry vectors through the unguarded model, minus its bias). */
 function largestContributions(v: SparseVector, buckets: number): Float64Array {
@@ -56,7 +43,7 @@ describe('builtin model: single-feature guard', () => {
     // The same prompt without the id is far from L2 either way: the id alone made the verdict.
     const plain = COLLIDING.replace(' (request 230pz)', '');
     expect(unguarded.scoreWindow(plain)[HATE]).toBeLessThan(0.5);
-    const r = await evaluate({ text: COLLIDING, direction: 'input', config: blockPolicy([HATE, 'moderated_content/harassment']) });
+    const r = await evaluate({ text: COLLIDING, direction: 'input', config: blockPolicy([HATE, 'moderated_content/harassment'], 'single-feature-guard') });
     expect(r.blocked).toBe(false);
   });
 
