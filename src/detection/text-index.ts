@@ -1,4 +1,5 @@
 import type { DetectorInput } from './detector';
+import { continueMatch } from '../shared/sticky-continue';
 
 /**
  * Facts about one text that several detectors need, computed once per text (per view, by the engine)
@@ -57,11 +58,8 @@ const NO_LEAD: LeadBefore = () => 0;
  * `from` on after each match (to its end, or one past its start to look inside a rejected one); runs
  * that start before `from` are skipped.
  *
- * `extend` (a /y pattern of one repeated unit, e.g. `(?:\.[0-9]+){1,1024}`) continues a match in bounded
- * steps: a pattern ending in an unbounded counted repetition (`(?:…){11,}`) keeps one backtrack entry per
- * repetition and overflows irregexp's stack on a run of millions of digits ("Maximum call stack size
- * exceeded": the detector then failed on a 10 MB body of digits). Such a pattern is written with a fixed
- * count and this continuation instead; the match is the same (the unit is matched greedily either way).
+ * `extend` (a /y pattern of one repeated unit, e.g. `(?:\.[0-9]+){1,1024}`) continues each match in bounded
+ * steps (shared/sticky-continue.ts: why a pattern must not end in an unbounded `(?:…){11,}`).
  */
 export class DigitRunMatches {
   /** The next match starts at or after this offset. */
@@ -88,24 +86,9 @@ export class DigitRunMatches {
       for (let at = Math.max(this.from, runStart - this.lead(text, runStart)); at <= runStart; at++) {
         sticky.lastIndex = at;
         const m = sticky.exec(text);
-        if (m) return this.extend ? extendMatch(text, m, this.extend) : m; // this run is looked at again on the next call, then skipped once `from` passed it
+        if (m) return this.extend ? continueMatch(text, m, this.extend) : m; // this run is looked at again on the next call, then skipped once `from` passed it
       }
     }
     return null;
   }
-}
-
-/** `m` with its text continued by as many matches of the sticky `unit` as follow it (bounded steps). */
-export function extendMatch(text: string, m: RegExpExecArray, unit: RegExp): RegExpExecArray {
-  const start = m.index + m[0].length;
-  let end = start;
-  for (;;) {
-    unit.lastIndex = end;
-    const more = unit.exec(text);
-    if (!more || more[0].length === 0) break;
-    end += more[0].length;
-  }
-  unit.lastIndex = 0;
-  if (end > start) m[0] = text.slice(m.index, end);
-  return m;
 }

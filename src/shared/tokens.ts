@@ -1,5 +1,6 @@
 import type * as Cl100k from 'gpt-tokenizer/cjs/encoding/cl100k_base';
 import { o200kCounter } from './o200k-compact';
+import { continueMatch } from './sticky-continue';
 
 /**
  * Token counting with the real OpenAI tokenizers (gpt-tokenizer): o200k_base for gpt-4o, gpt-4.1,
@@ -19,10 +20,9 @@ export type EncodingName = 'o200k_base' | 'cl100k_base';
 
 const OPTIONS = { disallowedSpecial: new Set<string>() };
 /**
- * The start of a long run: 64 characters of one class (letters and marks; symbols; whitespace). Fixed
- * counts only: an unbounded `{64,}` keeps one backtrack entry per character and overflows irregexp's
- * stack on a run of ~5 million letters ("Maximum call stack size exceeded", found by the fuzzer); the run is
- * extended by EXTEND in bounded steps instead.
+ * The start of a long run: 64 characters of one class (letters and marks; symbols; whitespace), continued
+ * by EXTEND in bounded steps (sticky-continue.ts): an unbounded `{64,}` overflowed irregexp's stack on a
+ * run of ~5 million letters (found by the fuzzer).
  */
 const RUN_START = /([\p{L}\p{M}]{64})|([^\s\p{L}\p{N}]{64})|(\s{64})/gu;
 /** The rest of a run of each class, at most 4,096 characters per step (sticky). */
@@ -33,18 +33,11 @@ const RUN = 64;
 function* longRuns(text: string): Generator<{ start: number; end: number }> {
   RUN_START.lastIndex = 0;
   for (let m = RUN_START.exec(text); m; m = RUN_START.exec(text)) {
-    const start = m.index;
     // The alternative that matched (marks are in the first two classes: its group says which one).
-    const extend = EXTEND[m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : 2];
-    let end = start + m[0].length;
-    for (;;) {
-      extend.lastIndex = end;
-      const more = extend.exec(text);
-      if (!more) break;
-      end += more[0].length;
-    }
+    continueMatch(text, m, EXTEND[m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : 2]);
+    const end = m.index + m[0].length;
     RUN_START.lastIndex = end;
-    yield { start, end };
+    yield { start: m.index, end };
   }
   RUN_START.lastIndex = 0;
 }

@@ -47,7 +47,7 @@ export class BuiltinModel {
   private readonly buckets: number;
 
   /**
-   * `singleFeatureCap`: the most logits one hashed feature may add to a head (SINGLE_FEATURE_CAP;
+   * `singleFeatureCap`: the most logits one hashed feature may add to a moderation head (SINGLE_FEATURE_CAP;
    * Infinity turns the guard off, for evaluations that compare with and without it).
    */
   constructor(

@@ -109,7 +109,7 @@ export function maskBlobCodes(text: Uint16Array, n: number, mask: Uint8Array): v
       else if (idRuns === 1) (id1s = start), (id1e = i);
       idRuns++;
       idEnd = i;
-    } else if (idRuns > 0 && start - idEnd > ID_CHAIN_GAP) flushIds();
+    }
     const before = start > 0 ? (text[start - 1] as number) : 0;
     if (before === 64 || before === 35) {
       // @handles and #hashtags: names, not language
