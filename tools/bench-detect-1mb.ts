@@ -33,8 +33,8 @@ const CALLS = Number(env.BENCH_CALLS ?? 5);
 const PROF_DIR = env.BENCH_CPU_PROF;
 /**
  * The first text's number (bench:perf's numbering: the request counter when its 1 MB stage starts is in
- * the thousands). Most of these texts get a canonical view (base-36 request ids that read as leetspeak),
- * whose windows are scored too: the count is printed.
+ * the thousands). Until 2026-11-29 the request ids were base-36 and some read as leetspeak, giving those texts
+ * a canonical view whose windows were scored too; they are decimal now. The window count is printed.
  */
 const FIRST_TEXT = Number(env.BENCH_FIRST_TEXT ?? 1000);
 

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
 import { configureDefaultPolicy, freePort, r2, ROOT, start, startHealthy, treeCpuMs } from './bench-procs';
 import { benignMegabyte, chatBody, envPairs, longStreamBody, messagesBody } from './bench-perf-lib';
+import { benchStartSettings } from './start-settings';
 
 /**
  * Resident memory of `node dist/main.js all` under bench:perf's load, per thread (npm run bench:memory;
@@ -23,7 +24,8 @@ import { benignMegabyte, chatBody, envPairs, longStreamBody, messagesBody } from
  * BENCH_SEQUENTIAL (200), BENCH_DURATION_S (4), BENCH_CONNECTIONS (32), BENCH_STREAM_SEQUENTIAL (100),
  * BENCH_DETECT_1MB (3, after one warm-up), BENCH_CONCURRENT_STREAMS (1024), BENCH_REST_S (35: past the idle reclaim's default 30 s),
  * BENCH_OURS_ENV (`KEY=value ...` for the measured process), BENCH_NODE_ARGS (extra `node` options for it, e.g.
- * V8 flags: `--heap-growing-percent=100`). Prints one line per run and a summary; writes
+ * V8 flags: `--heap-growing-percent=100`), BENCH_START_SETTINGS (false: without npm start's process settings,
+ * tools/start-settings.ts; by default the measured process runs with them, as `npm start` does). Prints one line per run and a summary; writes
  * nothing to bench/RESULTS.md (copy what matters there).
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -38,6 +40,8 @@ const STREAM_SEQUENTIAL = Number(env.BENCH_STREAM_SEQUENTIAL ?? 100);
 const DETECT_1MB = Number(env.BENCH_DETECT_1MB ?? 3);
 const CONCURRENT_STREAMS = Number(env.BENCH_CONCURRENT_STREAMS ?? 1024);
 const REST_S = Number(env.BENCH_REST_S ?? 35);
+/** npm start's process settings (tools/start-settings.ts) unless BENCH_START_SETTINGS=false. */
+const START = benchStartSettings(env.BENCH_START_SETTINGS !== 'false');
 /** `label=dir` or `label=dir|node options` (options for that tree only, e.g. `after-hgp=.|--heap-growing-percent=50`). */
 const TREES = (env.BENCH_TREES ?? `this=${ROOT}`).split(',').map((s) => {
   const [spec = '', args = ''] = s.split('|');
@@ -172,11 +176,12 @@ async function oneRun(tree: { label: string; dir: string; nodeArgs: string[] }, 
       PORT: String(port), SENSOR_PORT: String(sensorPort), DETECTION_ADDRESS: '127.0.0.1:0', DATA_DIR: dataDir, BOOTSTRAP_API_KEY: key,
       OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL: 'info',
       PLATFORM_TRAFFIC_RPM: '10000000', MEM_PROBE_DIR: probeDir,
+      ...START.env,
       ...envPairs(env.BENCH_OURS_ENV),
     };
     const gateway = `http://127.0.0.1:${port}`;
     const sensor = `http://127.0.0.1:${sensorPort}`;
-    const nodeArgs = [...(env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...tree.nodeArgs];
+    const nodeArgs = [...START.nodeArgs, ...(env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...tree.nodeArgs];
     const gw = await startHealthy([...nodeArgs, '--require', join(probeDir, 'probe.cjs'), join(tree.dir, 'dist', 'main.js'), 'all'], gwEnv, [`${gateway}/health`, `${sensor}/health`], 180_000);
     procs.push(gw.child);
     const pid = gw.child.pid!;

@@ -406,13 +406,15 @@ const SENTENCES = [
 
 /**
  * A benign prompt of 100–600 characters, different for every `i` (and seed): sentences drawn at random,
- * prefixed by a request word so no two prompts are equal, cut at a word boundary to a random length.
+ * prefixed by a greeting and the request number so no two prompts are equal, cut at a word boundary to a random length.
  */
 export function benignPrompt(i: number, seed = 17): string {
   const rand = prng(seed * 1_000_003 + i);
   const length = 100 + Math.floor(rand() * 501);
   const words = ['Hello', 'Hi there', 'Good morning', 'A quick question', 'Thanks in advance', 'One more thing'];
-  let text = `${words[i % words.length]} (request ${i.toString(36)}).`;
+  // The request number in decimal: a base-36 id spells words now and then ("kys", request 27172, which the
+  // harassment detector rightly flags).
+  let text = `${words[i % words.length]} (request ${i}).`;
   while (text.length < length) text += ` ${SENTENCES[Math.floor(rand() * SENTENCES.length)]}`;
   if (text.length > length) {
     const cut = text.lastIndexOf(' ', length);

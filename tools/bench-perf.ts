@@ -9,11 +9,12 @@ import { createDetectionClient } from '#src/shared/detection-client';
 import { blockPolicy, configureDefaultPolicy, freePort, quantile, r2, ROOT, start, startHealthy, treeCpuMs, treeRssMb } from './bench-procs';
 import { benignMegabyte, benignPrompt, chatBody, envPairs, longStreamBody, messagesBody, range, renderDetails, renderTable, rows, type Lat, type PerfRun, type SystemId, type SystemRun } from './bench-perf-lib';
 import { replaceSection } from './results-sections';
+import { benchStartSettings } from './start-settings';
 
 /**
  * Performance v2, side by side (npm run bench:perf): the same fake upstream (bench-upstream.ts, OpenAI
  * and Anthropic wire formats, JSON and SSE) called directly, through an empty Node.js proxy
- * (bench-passthrough.ts), through this project (`node dist/main.js all`, embedded database, fresh
+ * (bench-passthrough.ts), through this project (`node dist/main.js all` with npm start's process settings, embedded database, fresh
  * DATA_DIR, every detector type — signatures and the builtin classifiers — on input and output at L2,
  * action block) and through Portkey's open-source gateway (@portkey-ai/gateway 1.15.2, its Node build;
  * skipped with a message when it does not start). Each system runs in its own processes; the load comes
@@ -29,7 +30,10 @@ import { replaceSection } from './results-sections';
  * bench-design-floor.ts), BENCH_LOG_LEVEL (info: the gateway's LOG_LEVEL), BENCH_WRITE (false: print
  * only, leave bench/RESULTS.md alone), BENCH_REST_S (35: resident memory is read again this long after the
  * benchmark, nothing sent meanwhile; 0 skips it), BENCH_OURS_ENV (extra environment for this project's process,
- * `KEY=value` pairs separated by spaces, e.g. `CLASSIFIER_WORKERS=0 AUDIT_TOKEN_WORKERS=0` to measure a setting).
+ * `KEY=value` pairs separated by spaces, e.g. `CLASSIFIER_WORKERS=0 AUDIT_TOKEN_WORKERS=0` to measure a setting),
+ * BENCH_NODE_ARGS (extra `node` options for this project's process), BENCH_START_SETTINGS (false: start this
+ * project without npm start's process settings, tools/start-settings.ts: `--optimize-for-size` and the glibc
+ * malloc variables; by default it runs with them, as `npm start` does).
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { average: number; total: number }; non2xx: number; errors: number }>;
@@ -58,6 +62,9 @@ const HOP_CALLS = Number(env.BENCH_HOP_CALLS ?? 2000);
 /** Calls in flight while the hop's CPU is measured (about what the concurrency-32 load keeps in flight per direction). */
 const HOP_IN_FLIGHT = 16;
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
+/** npm start's process settings (tools/start-settings.ts) unless BENCH_START_SETTINGS=false, plus BENCH_NODE_ARGS. */
+const START = benchStartSettings(env.BENCH_START_SETTINGS !== 'false');
+const NODE_ARGS = [...START.nodeArgs, ...(env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
 const PORTKEY_VERSION = '1.15.2';
 const PORTKEY_SERVER = join(ROOT, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
 
@@ -354,16 +361,18 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
       OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL,
       // The platform limit check runs on every request, with a ceiling the benchmark never reaches.
       PLATFORM_TRAFFIC_RPM: '10000000',
+      ...START.env,
       ...envPairs(env.BENCH_OURS_ENV),
     };
     const gateway = `http://127.0.0.1:${port}`;
     const sensor = `http://127.0.0.1:${sensorPort}`;
-    const gw = await startHealthy(['dist/main.js', 'all'], gwEnv, [`${gateway}/health`, `${sensor}/health`], 180_000);
+    const gw = await startHealthy([...NODE_ARGS, 'dist/main.js', 'all'], gwEnv, [`${gateway}/health`, `${sensor}/health`], 180_000);
     r.procs.push(gw.child);
     systems.ours = { startMs: r2(gw.ms), rssStartMb: treeRssMb(gw.child.pid!) };
     log(`this project healthy after ${r2(gw.ms)} ms, ${systems.ours.rssStartMb} MB`);
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const policy = await configureDefaultPolicy(gateway, auth, (types) => types.map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })));
+    if (run === 1) notes.push(`This project's process: \`node ${[...NODE_ARGS, 'dist/main.js', 'all'].join(' ')}\`${Object.keys(START.env).length ? ` with ${Object.entries(START.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}${env.BENCH_OURS_ENV ? ` and ${env.BENCH_OURS_ENV}` : ''}${env.BENCH_START_SETTINGS === 'false' ? ' (BENCH_START_SETTINGS=false: without npm start\'s process settings)' : ' (npm start\'s process settings, tools/start-settings.ts)'}.`);
     if (run === 1) notes.push(`Policy of this project: ${policy.length} detector types on input and output (${policy.join(', ')}), L2, block.`);
     policyTypes = policy;
 
@@ -481,7 +490,7 @@ function report(runs: PerfRun[], notes: string[], load: { before: number[]; afte
     HEADING,
     '',
     `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}) · Node ${process.version} · load average before ${la(load.before)}, after ${la(load.after)} (1 / 5 / 15 min).`,
-    `${runs.length} run(s), each with fresh processes: the fake upstream (bench-upstream.ts), the empty Node proxy (bench-passthrough.ts), the floor of this design measured (bench-design-floor.ts: the empty proxy plus an input and an output Detect over this project's detection socket with the same policy), this project (\`node dist/main.js all\`, embedded database, fresh DATA_DIR, LOG_LEVEL ${LOG_LEVEL}) and Portkey OSS ${PORTKEY_VERSION} (\`build/start-server.js\`, routed by \`x-portkey-provider\` / \`x-portkey-custom-host\`). Benign prompts of 100–600 characters, different on every request. First ${WARMUP_S} s of unmeasured load at ${CONNECTIONS} connections per system (warm-up). Concurrency 1: ${SEQUENTIAL} chat completions per system, interleaved in chunks of 50; load: ${CONNECTIONS} connections for ${DURATION_S} s per system (autocannon in this driver); streams: ${STREAM_SEQUENTIAL} per system and kind, ${STREAM_EVENTS} text events of plain prose (no numbers: a number is held until 128 characters follow it) ${STREAM_GAP_MS} ms apart, read to the end; ${CONCURRENT_STREAMS} concurrent chat streams of 50 events 20 ms apart; 1 MB \`/v1/detect\` (1,000,000 characters, the most it takes): ${DETECT_1MB} calls after one warm-up; detectors alone: ${ALONE_REQUESTS} input + output scans in the driver's process after 500 warm-up; the hop alone: ${HOP_CALLS} Detect calls with no detectors from the driver over the detection socket one at a time (wall), then ${HOP_CALLS} with ${HOP_IN_FLIGHT} in flight (CPU), after 300 warm-up.`,
+    `${runs.length} run(s), each with fresh processes: the fake upstream (bench-upstream.ts), the empty Node proxy (bench-passthrough.ts), the floor of this design measured (bench-design-floor.ts: the empty proxy plus an input and an output Detect over this project's detection socket with the same policy), this project (\`node dist/main.js all\` with the process settings in the notes below, embedded database, fresh DATA_DIR, LOG_LEVEL ${LOG_LEVEL}) and Portkey OSS ${PORTKEY_VERSION} (\`build/start-server.js\`, routed by \`x-portkey-provider\` / \`x-portkey-custom-host\`). Benign prompts of 100–600 characters, different on every request. First ${WARMUP_S} s of unmeasured load at ${CONNECTIONS} connections per system (warm-up). Concurrency 1: ${SEQUENTIAL} chat completions per system, interleaved in chunks of 50; load: ${CONNECTIONS} connections for ${DURATION_S} s per system (autocannon in this driver); streams: ${STREAM_SEQUENTIAL} per system and kind, ${STREAM_EVENTS} text events of plain prose (no numbers: a number is held until 128 characters follow it) ${STREAM_GAP_MS} ms apart, read to the end; ${CONCURRENT_STREAMS} concurrent chat streams of 50 events 20 ms apart; 1 MB \`/v1/detect\` (1,000,000 characters, the most it takes): ${DETECT_1MB} calls after one warm-up; detectors alone: ${ALONE_REQUESTS} input + output scans in the driver's process after 500 warm-up; the hop alone: ${HOP_CALLS} Detect calls with no detectors from the driver over the detection socket one at a time (wall), then ${HOP_CALLS} with ${HOP_IN_FLIGHT} in flight (CPU), after 300 warm-up.`,
     'Cells: min–max over the runs (median); "added" is the system minus direct in the same run; met / not met is decided on the median, (k/N runs) counts the runs that met it alone.',
     '',
     ...renderTable(rows(runs, CONCURRENT_STREAMS)),

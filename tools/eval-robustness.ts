@@ -17,7 +17,7 @@ import { prng } from './text-corpus';
  * - the everyday fixtures (test/fixtures/classifiers/everyday-*.json: prompts, topic questions, how-to
  *   requests, short turns) alone, then each with ids of six shapes, "Ticket <id>: …" and "… (ref <id>)"
  *   (seeded: the same texts every run);
- * - bench:perf's benign prompts (each with a base-36 request id), `--prompts` of them (default 10,000);
+ * - bench:perf's benign prompts (each with its request number), `--prompts` of them (default 10,000);
  * - the multilingual fixture (everyday-multilingual.json), per language.
  *
  * Prints the tables; `--write` also puts them into bench/CLASSIFIERS.md (section "Robustness").
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     '|---|---|---|',
     `| everyday fixtures alone (prompts, topic questions, how-to requests, short turns) | ${cell(alone)} | ${whyOf(alone)} |`,
     ...withIds.map(({ shape, t }) => `| the ${clean.length} not blocked alone, each with a ${shape.name} id ("Ticket <id>: …" and "… (ref <id>)") | ${cell(t)} | ${whyOf(t)} |`),
-    `| bench:perf's benign prompts 0–${(promptCount - 1).toLocaleString('en-US')} (each with a base-36 request id) | ${cell(bench)} | ${whyOf(bench)} |`,
+    `| bench:perf's benign prompts 0–${(promptCount - 1).toLocaleString('en-US')} (each with its request number) | ${cell(bench)} | ${whyOf(bench)} |`,
     ...perLanguage.map(({ lang, t }) => `| everyday-multilingual.json, \`${lang}\` | ${cell(t)} | ${whyOf(t)} |`),
   ];
   const examples = [alone, ...withIds.map((w) => w.t), bench, ...perLanguage.map((l) => l.t)].flatMap((t) => t.examples);

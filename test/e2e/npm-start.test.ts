@@ -1,13 +1,15 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { START_ENV, START_NODE_ARGS } from '../../tools/start-settings';
 import { MAIN, ROOT, run, waitFor } from '../helpers/main-process';
 
 /**
  * `npm start` as a new operator meets it: `--help` prints usage, SIGTERM to the npm process stops every
  * process it started (npm runs scripts through `sh -c`: without `exec` the shell dies and node is
- * orphaned), and nothing is written to stderr on the way (no deprecation warnings).
+ * orphaned), nothing is written to stderr on the way (no deprecation warnings), and the node process
+ * runs with npm start's process settings (tools/start-settings.ts), an operator's own malloc values kept.
  */
 const ports = { PORT: '0', SENSOR_PORT: '0', DETECTION_ADDRESS: '127.0.0.1:0' };
 
@@ -67,7 +69,8 @@ describe('npm start', () => {
   it('serves, writes nothing to stderr, and SIGTERM to npm stops every child process', async () => {
     const npm = spawn('npm', ['start', '--silent'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...ports },
+      // The operator's own MALLOC_ARENA_MAX wins over npm start's default; the other variable is defaulted.
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: dataDir, MALLOC_ARENA_MAX: '4', ...ports },
     });
     let out = '';
     let err = '';
@@ -79,6 +82,16 @@ describe('npm start', () => {
     expect(children.length).toBeGreaterThan(0);
     // npm's own notices about its config (.npmrc) are npm's, not the program's.
     expect(err.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('npm warn'))).toEqual([]);
+
+    // The program's process (the only node among npm's descendants running scripts/start.js) has the
+    // V8 flags on its command line and glibc's malloc variables in its environment.
+    const server = children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('scripts/start.js'));
+    expect(server).toBeDefined();
+    const argv = readFileSync(`/proc/${server}/cmdline`, 'utf8').split('\0');
+    expect(argv.slice(1, 1 + START_NODE_ARGS.length)).toEqual([...START_NODE_ARGS]);
+    const environ = new Map(readFileSync(`/proc/${server}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    expect(environ.get('MALLOC_ARENA_MAX')).toBe('4');
+    expect(environ.get('MALLOC_MMAP_THRESHOLD_')).toBe(START_ENV.MALLOC_MMAP_THRESHOLD_);
 
     npm.kill('SIGTERM');
     await exited;

@@ -1,5 +1,8 @@
 import { benignPrompt, judge, num, range, renderTable, rows, stats, type PerfRun, type SystemRun } from '../../../tools/bench-perf-lib';
 import { replaceSection } from '../../../tools/results-sections';
+import { blockPolicy } from '../../../tools/bench-procs';
+import { createDetectionEngine } from '../../../src/detection/engine';
+import { DETECTOR_TYPES } from '../../../src/shared/detector-catalog';
 
 /** The pure logic of npm run bench:perf: ranges, verdicts, the table's ratios and the prompts. No timing. */
 describe('bench:perf ranges and verdicts', () => {
@@ -129,6 +132,20 @@ describe('bench:perf prompts and its RESULTS.md section', () => {
     expect(Math.max(...lengths)).toBeGreaterThan(550);
     expect(benignPrompt(7)).toBe(benignPrompt(7));
   });
+
+  it('gives prompts every detector allows at L2 (the benchmark stops on a block)', async () => {
+    // Request numbers are decimal: in base 36, request 27172 read "kys", which the harassment detector
+    // rightly flags, and bench:memory stopped on that 403.
+    expect(benignPrompt(27172)).toMatch(/\(request 27172\)\./);
+    const engine = createDetectionEngine();
+    const config = blockPolicy(DETECTOR_TYPES, 'bench prompts');
+    const blocked: number[] = [];
+    for (let i = 26_000; i < 29_000; i++) {
+      const verdict = await engine.evaluate({ text: benignPrompt(i), direction: 'input', config });
+      if (verdict.blocked) blocked.push(i);
+    }
+    expect(blocked).toEqual([]);
+  }, 60_000);
 
   it('replaces its own section and keeps the text below its marker and the other sections', () => {
     const heading = '## Performance v2: side by side (npm run bench:perf)';
