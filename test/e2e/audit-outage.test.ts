@@ -35,7 +35,10 @@ onPostgres('a 60 s PostgreSQL outage under traffic', () => {
   beforeAll(async () => {
     svc = await startTestServices(behindProxy.target, {
       services: ['detection', 'gateway'],
-      env: { AUDIT_SPOOL_DIR: spoolDir, AUTH_CACHE_TTL_MS: '300000', DATABASE_CONNECT_TIMEOUT_MS: '1000', DATABASE_STATEMENT_TIMEOUT_MS: '1500' },
+      // The outage is a stopped proxy (connections refused at once), so the connect timeout does not shape it;
+      // 5 s leaves room for the first connections, which go through this process's own proxy while it starts
+      // the services (1 s timed out once with another suite running on the second core).
+      env: { AUDIT_SPOOL_DIR: spoolDir, AUTH_CACHE_TTL_MS: '300000', DATABASE_CONNECT_TIMEOUT_MS: '5000', DATABASE_STATEMENT_TIMEOUT_MS: '1500' },
     });
     proxy = behindProxy.state.proxy;
     directUrl = behindProxy.state.directUrl ?? '';
