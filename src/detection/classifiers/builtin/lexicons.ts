@@ -79,10 +79,12 @@ export const LEXICON: readonly LexiconEntry[] = [
     triggers: ['gore', 'gory', 'disembowel', 'dismember', 'decapitat', 'entrails', 'eviscerat', 'flay', 'skinned alive', 'mutilat', 'severed', 'guts', 'blood', 'brain', 'bone', 'gouge'],
   },
   {
+    // First person only: "thinking about suicide" alone is also a parent's or a teacher's question ("the warning
+    // signs that a teenager is thinking about suicide"), which the classifier judges on its own.
     id: 'self_harm_first_person',
     category: 'self_harm_intent',
     pattern:
-      /\bi(?:'m| am)? (?:want|wanna|going|gonna|plan|planning|intend|need|have decided|'ve decided|decided|am ready|'m ready|ready|will|'ll|about) (?:to )?(?:kill myself|die|end (?:it all|my life|things)|commit suicide|hurt myself|cut myself|harm myself|take my (?:own )?life|overdose|starve myself|jump off)\b|\bi (?:don't|do not) want to (?:live|be alive|exist) anymore\b|\b(?:my suicide note|goodbye cruel world|thinking (?:about|of) (?:killing myself|ending my life|suicide))\b/,
+      /\bi(?:'m| am)? (?:want|wanna|going|gonna|plan|planning|intend|need|have decided|'ve decided|decided|am ready|'m ready|ready|will|'ll|about) (?:to )?(?:kill myself|die|end (?:it all|my life|things)|commit suicide|hurt myself|cut myself|harm myself|take my (?:own )?life|overdose|starve myself|jump off)\b|\bi (?:don't|do not) want to (?:live|be alive|exist) anymore\b|\b(?:my suicide note|goodbye cruel world|thinking (?:about|of) (?:killing myself|ending my life))\b|\bi(?:'m| am|'ve been| have been| keep| can't stop| cannot stop| started| was| been)(?: (?:really|seriously|constantly|always|often|still|just))? thinking (?:about|of) suicide\b/,
     floor: 0.85,
     triggers: ['kill myself', 'killing myself', 'die', 'end it all', 'my life', 'own life', 'end things', 'suicide', 'hurt myself', 'cut myself', 'harm myself', 'overdose', 'starve myself', 'jump off', 'anymore', 'goodbye cruel world'],
   },

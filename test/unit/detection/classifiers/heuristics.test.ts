@@ -79,6 +79,14 @@ describe('moderation lexicons', () => {
     expect(floors('Our kids loved the science museum')).toEqual({});
     expect(floors(LONG_CODING_QUESTION)).toEqual({});
   });
+
+  it('read "thinking about suicide" as intent only in the first person', () => {
+    for (const t of ["I'm thinking about suicide.", 'I have been thinking about suicide a lot lately', 'i keep thinking of suicide', 'I am seriously thinking about killing myself', 'been thinking about ending my life'])
+      expect([t, floors(t)]).toEqual([t, expect.objectContaining({ self_harm_intent: 0.85 })]);
+    // A parent's, a teacher's or a friend's question is left to the classifier.
+    for (const t of ['What are the warning signs that a teenager is thinking about suicide?', 'How do I talk to my friend who is thinking about suicide?', 'My student said she was thinking of suicide, who do I call?'])
+      expect([t, floors(t).self_harm_intent]).toEqual([t, undefined]);
+  });
 });
 
 describe('triggers (speed only)', () => {
