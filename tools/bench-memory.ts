@@ -40,8 +40,8 @@ const STREAM_SEQUENTIAL = Number(env.BENCH_STREAM_SEQUENTIAL ?? 100);
 const DETECT_1MB = Number(env.BENCH_DETECT_1MB ?? 3);
 const CONCURRENT_STREAMS = Number(env.BENCH_CONCURRENT_STREAMS ?? 1024);
 const REST_S = Number(env.BENCH_REST_S ?? 35);
-/** npm start's process settings (tools/start-settings.ts) unless BENCH_START_SETTINGS=false. */
-const START = benchStartSettings(env.BENCH_START_SETTINGS !== 'false');
+/** npm start's process settings (tools/start-settings.ts) unless BENCH_START_SETTINGS=false, plus BENCH_NODE_ARGS. */
+const START = benchStartSettings(env);
 /** `label=dir` or `label=dir|node options` (options for that tree only, e.g. `after-hgp=.|--heap-growing-percent=50`). */
 const TREES = (env.BENCH_TREES ?? `this=${ROOT}`).split(',').map((s) => {
   const [spec = '', args = ''] = s.split('|');
@@ -181,7 +181,7 @@ async function oneRun(tree: { label: string; dir: string; nodeArgs: string[] }, 
     };
     const gateway = `http://127.0.0.1:${port}`;
     const sensor = `http://127.0.0.1:${sensorPort}`;
-    const nodeArgs = [...START.nodeArgs, ...(env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...tree.nodeArgs];
+    const nodeArgs = [...START.nodeArgs, ...tree.nodeArgs];
     const gw = await startHealthy([...nodeArgs, '--require', join(probeDir, 'probe.cjs'), join(tree.dir, 'dist', 'main.js'), 'all'], gwEnv, [`${gateway}/health`, `${sensor}/health`], 180_000);
     procs.push(gw.child);
     const pid = gw.child.pid!;

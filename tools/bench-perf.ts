@@ -32,8 +32,8 @@ import { benchStartSettings } from './start-settings';
  * benchmark, nothing sent meanwhile; 0 skips it), BENCH_OURS_ENV (extra environment for this project's process,
  * `KEY=value` pairs separated by spaces, e.g. `CLASSIFIER_WORKERS=0 AUDIT_TOKEN_WORKERS=0` to measure a setting),
  * BENCH_NODE_ARGS (extra `node` options for this project's process), BENCH_START_SETTINGS (false: start this
- * project without npm start's process settings, tools/start-settings.ts: `--optimize-for-size` and the glibc
- * malloc variables; by default it runs with them, as `npm start` does).
+ * project without npm start's process settings, tools/start-settings.ts: `--heap-growing-percent=30` and the
+ * glibc malloc variables; by default it runs with them, as `npm start` does).
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { average: number; total: number }; non2xx: number; errors: number }>;
@@ -63,8 +63,7 @@ const HOP_CALLS = Number(env.BENCH_HOP_CALLS ?? 2000);
 const HOP_IN_FLIGHT = 16;
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
 /** npm start's process settings (tools/start-settings.ts) unless BENCH_START_SETTINGS=false, plus BENCH_NODE_ARGS. */
-const START = benchStartSettings(env.BENCH_START_SETTINGS !== 'false');
-const NODE_ARGS = [...START.nodeArgs, ...(env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
+const START = benchStartSettings(env);
 const PORTKEY_VERSION = '1.15.2';
 const PORTKEY_SERVER = join(ROOT, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
 
@@ -366,13 +365,13 @@ async function oneRun(run: number, notes: string[]): Promise<PerfRun> {
     };
     const gateway = `http://127.0.0.1:${port}`;
     const sensor = `http://127.0.0.1:${sensorPort}`;
-    const gw = await startHealthy([...NODE_ARGS, 'dist/main.js', 'all'], gwEnv, [`${gateway}/health`, `${sensor}/health`], 180_000);
+    const gw = await startHealthy([...START.nodeArgs, 'dist/main.js', 'all'], gwEnv, [`${gateway}/health`, `${sensor}/health`], 180_000);
     r.procs.push(gw.child);
     systems.ours = { startMs: r2(gw.ms), rssStartMb: treeRssMb(gw.child.pid!) };
     log(`this project healthy after ${r2(gw.ms)} ms, ${systems.ours.rssStartMb} MB`);
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const policy = await configureDefaultPolicy(gateway, auth, (types) => types.map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })));
-    if (run === 1) notes.push(`This project's process: \`node ${[...NODE_ARGS, 'dist/main.js', 'all'].join(' ')}\`${Object.keys(START.env).length ? ` with ${Object.entries(START.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}${env.BENCH_OURS_ENV ? ` and ${env.BENCH_OURS_ENV}` : ''}${env.BENCH_START_SETTINGS === 'false' ? ' (BENCH_START_SETTINGS=false: without npm start\'s process settings)' : ' (npm start\'s process settings, tools/start-settings.ts)'}.`);
+    if (run === 1) notes.push(`This project's process: \`node ${[...START.nodeArgs, 'dist/main.js', 'all'].join(' ')}\`${Object.keys(START.env).length ? ` with ${Object.entries(START.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}${env.BENCH_OURS_ENV ? ` and ${env.BENCH_OURS_ENV}` : ''}${START.enabled ? ' (npm start\'s process settings, tools/start-settings.ts)' : ' (BENCH_START_SETTINGS=false: without npm start\'s process settings)'}.`);
     if (run === 1) notes.push(`Policy of this project: ${policy.length} detector types on input and output (${policy.join(', ')}), L2, block.`);
     policyTypes = policy;
 

@@ -24,9 +24,12 @@ export function startScript(): string {
 }
 
 /**
- * A benchmark's settings for the measured process: npm start's unless `enabled` is false
- * (BENCH_START_SETTINGS=false measures the bare `node dist/main.js all` for comparison).
+ * A benchmark's settings for the measured process, read from its environment: npm start's unless
+ * BENCH_START_SETTINGS=false (the bare `node dist/main.js all`, for comparison), then the node options of
+ * BENCH_NODE_ARGS (space-separated) after them.
  */
-export function benchStartSettings(enabled: boolean): { nodeArgs: string[]; env: Record<string, string> } {
-  return enabled ? { nodeArgs: [...START_NODE_ARGS], env: { ...START_ENV } } : { nodeArgs: [], env: {} };
+export function benchStartSettings(benchEnv: NodeJS.ProcessEnv): { enabled: boolean; nodeArgs: string[]; env: Record<string, string> } {
+  const enabled = benchEnv.BENCH_START_SETTINGS !== 'false';
+  const extra = (benchEnv.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  return enabled ? { enabled, nodeArgs: [...START_NODE_ARGS, ...extra], env: { ...START_ENV } } : { enabled, nodeArgs: extra, env: {} };
 }

@@ -26,7 +26,10 @@ describe('npm start process settings', () => {
   });
 
   it('benchmarks use them unless told not to', () => {
-    expect(benchStartSettings(true)).toEqual({ nodeArgs: ['--heap-growing-percent=30'], env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } });
-    expect(benchStartSettings(false)).toEqual({ nodeArgs: [], env: {} });
+    expect(benchStartSettings({})).toEqual({ enabled: true, nodeArgs: ['--heap-growing-percent=30'], env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } });
+    expect(benchStartSettings({ BENCH_START_SETTINGS: 'false' })).toEqual({ enabled: false, nodeArgs: [], env: {} });
+    // BENCH_NODE_ARGS comes after npm start's options, with or without them.
+    expect(benchStartSettings({ BENCH_NODE_ARGS: ' --max-semi-space-size=2  --trace-gc ' }).nodeArgs).toEqual(['--heap-growing-percent=30', '--max-semi-space-size=2', '--trace-gc']);
+    expect(benchStartSettings({ BENCH_START_SETTINGS: 'false', BENCH_NODE_ARGS: '--optimize-for-size' }).nodeArgs).toEqual(['--optimize-for-size']);
   });
 });
