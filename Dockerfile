@@ -40,7 +40,7 @@ VOLUME ["/app/data"]
 USER node
 EXPOSE 8080 8081 50051
 # --heap-growing-percent=30: every thread's V8 heap grows to 1.3× what is live before its next full
-# collection instead of up to 4×; about 150–190 MB less right after `npm run bench:perf` at the same CPU per
-# request. npm start runs node with the same flag and malloc settings (tools/start-settings.ts).
+# collection instead of up to 4×; about 150–190 MB less right after `npm run bench:perf`, CPU per request
+# within its run-to-run spread (13% higher under bench:memory's shorter load). npm start runs node with the same flag and malloc settings (tools/start-settings.ts).
 ENTRYPOINT ["node", "--heap-growing-percent=30", "dist/main.js"]
 CMD ["all"]

@@ -8,7 +8,8 @@
  *   are per process) grows to 1.3× what a full collection left live before the next one, instead of up to
  *   4× (V8's dynamic factor). A V8 flag: only on the command line (NODE_OPTIONS refuses it). Measured
  *   with bench:perf and bench:memory (bench/RESULTS.md, "2026-11-29 (later): npm start's process
- *   settings"): about 150–190 MB less right after the benchmark at the same CPU per request.
+ *   settings"): about 150–190 MB less right after the benchmark, CPU per request within bench:perf's
+ *   run-to-run spread (13% higher under bench:memory's shorter load).
  *   `--optimize-for-size` saves more (about 270 MB) but costs 2–3× the CPU per request: not a default.
  * - glibc malloc: two arenas instead of eight per core, and a fixed 128 KB mmap threshold (glibc raises
  *   it after a large buffer is freed and then keeps later ones on a heap it never returns). Read by glibc
