@@ -36,21 +36,30 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('audit retention
     await until(async () => ((await rest.get('/v1/events/')).json.count === 1 ? true : undefined));
 
     // Old rows, as if written long ago: 5 security events at 31-35 days, management records at 400 and 300 days.
+    // They are written with the current time and aged once the API has shown them: the retention job runs
+    // every 200 ms, so rows written old could be deleted before the counts below are read (it happened with
+    // another suite on the second core), and then the counts would not prove the API sees these rows.
+    const now = new Date().toISOString();
+    const aged: Array<{ table: 'security_events' | 'management_events'; id: string; days: number }> = [];
     for (let i = 0; i < 5; i++) {
-      await storage.query(
+      const [row] = (await storage.query(
         `INSERT INTO security_events (organization_id, project_id, kind, path, response_status, latency_ms, created_at)
-         VALUES ($1, $2, 'request', '/v1/detect', 200, 1, $3)`,
-        [org.organizationId, org.projectId, ago(31 + i)],
-      );
+         VALUES ($1, $2, 'request', '/v1/detect', 200, 1, $3) RETURNING id`,
+        [org.organizationId, org.projectId, now],
+      )) as Array<{ id: string }>;
+      aged.push({ table: 'security_events', id: row!.id, days: 31 + i });
     }
     for (const days of [400, 300]) {
-      await storage.query(
-        `INSERT INTO management_events (organization_id, entity_type, entity_id, action, via, created_at) VALUES ($1, 'policy', $2, 'update', 'rest', $3)`,
-        [org.organizationId, org.policyId, ago(days)],
-      );
+      const [row] = (await storage.query(
+        `INSERT INTO management_events (organization_id, entity_type, entity_id, action, via, created_at) VALUES ($1, 'policy', $2, 'update', 'rest', $3) RETURNING id`,
+        [org.organizationId, org.policyId, now],
+      )) as Array<{ id: string }>;
+      aged.push({ table: 'management_events', id: row!.id, days });
     }
     expect((await rest.get('/v1/events/')).json.count).toBe(6);
     expect((await rest.get('/v1/management_events/')).json.count).toBe(5); // 2 of provisioning, 1 create, 2 old
+    // Aged one by one; the waits below fail if an id matched nothing (that row would never be deleted).
+    for (const { table, id, days } of aged) await storage.query(`UPDATE ${table} SET created_at = $2 WHERE id = $1`, [id, ago(days)]);
 
     await until(async () => ((await rest.get('/v1/events/')).json.count === 1 ? true : undefined), 15_000);
     await until(async () => ((await rest.get('/v1/management_events/')).json.count === 4 ? true : undefined), 15_000);
