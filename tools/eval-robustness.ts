@@ -24,7 +24,9 @@ import { prng } from './text-corpus';
  */
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'classifiers');
-const EVERYDAY = ['everyday-prompts.json', 'everyday-blind.json', 'everyday-blind-3.json', 'everyday-blind-4.json'];
+const EVERYDAY = ['everyday-prompts.json', 'everyday-blind.json', 'everyday-blind-3.json', 'everyday-blind-4.json', 'everyday-blind-5.json'];
+/** everyday-blind-5.json's prompts in eight languages other than English (a row of their own, beside everyday-multilingual.json's). */
+const BLIND_5_LANGUAGES = 'everyday-blind-5.json';
 const KEYS = ['prompts', 'topic_questions', 'how_to_requests', 'short_turns'] as const;
 
 type IdShape = { name: string; make: (rand: () => number) => string };
@@ -100,6 +102,9 @@ async function main(): Promise<void> {
   const multilingual = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'everyday-multilingual.json'), 'utf8')) as { prompts: Record<string, string[]> };
   const perLanguage = Object.entries(multilingual.prompts).map(([lang, texts]) => ({ lang, t: tally(), texts }));
   for (const l of perLanguage) for (const text of l.texts) await scan(text, l.t);
+  const blind5 = JSON.parse(fs.readFileSync(path.join(FIXTURES, BLIND_5_LANGUAGES), 'utf8')) as { other_languages: string[] };
+  const blind5Languages = tally();
+  for (const text of blind5.other_languages) await scan(text, blind5Languages);
 
   const lines = [
     '## Robustness: identifiers and other languages',
@@ -112,8 +117,9 @@ async function main(): Promise<void> {
     ...withIds.map(({ shape, t }) => `| the ${clean.length} not blocked alone, each with a ${shape.name} id ("Ticket <id>: …" and "… (ref <id>)") | ${cell(t)} | ${whyOf(t)} |`),
     `| bench:perf's benign prompts 0–${(promptCount - 1).toLocaleString('en-US')} (each with its request number) | ${cell(bench)} | ${whyOf(bench)} |`,
     ...perLanguage.map(({ lang, t }) => `| everyday-multilingual.json, \`${lang}\` | ${cell(t)} | ${whyOf(t)} |`),
+    `| everyday-blind-5.json, other languages (es, fr, nl, de, pt, it, pl, tr) | ${cell(blind5Languages)} | ${whyOf(blind5Languages)} |`,
   ];
-  const examples = [alone, ...withIds.map((w) => w.t), bench, ...perLanguage.map((l) => l.t)].flatMap((t) => t.examples);
+  const examples = [alone, ...withIds.map((w) => w.t), bench, ...perLanguage.map((l) => l.t), blind5Languages].flatMap((t) => t.examples);
   if (examples.length) lines.push('', 'Examples blocked:', '', ...[...new Set(examples)].slice(0, 12).map((e) => `- \`${e.replace(/`/g, "'")}\``));
   console.log(lines.join('\n'));
   if (argv.includes('--write')) {

