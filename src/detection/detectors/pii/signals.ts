@@ -154,16 +154,40 @@ export class ContextWords {
     return this.re.test(text);
   }
 
-  /** True when one of the words occurs within `window` characters before `start` or after `end`. */
+  /**
+   * True when one of the words occurs within `window` characters before `start` or after `end`. Whole words
+   * of the text, not of the window: a window that starts inside "paragraph" or ends inside "calligraphy"
+   * does not yield "ph" or "call" (it did, and a 10-digit request number after "…the paragraph below in
+   * plain\nGood morning (request 1234501820)" read as a phone number at 0.85).
+   */
   near(text: string, start: number, end: number, window = CONTEXT_WINDOW): boolean {
-    const before = text.slice(Math.max(0, start - window), start);
-    if (this.re.test(before)) return true;
-    return this.re.test(text.slice(end, Math.min(text.length, end + window)));
+    return this.occursIn(text, Math.max(0, start - window), start) || this.occursIn(text, end, Math.min(text.length, end + window));
   }
 
-  /** True when one of the words occurs within `window` characters before `start`. */
+  /** True when one of the words occurs within `window` characters before `start` (whole words of the text, as `near`). */
   before(text: string, start: number, window = CONTEXT_WINDOW): boolean {
-    return this.re.test(text.slice(Math.max(0, start - window), start));
+    return this.occursIn(text, Math.max(0, start - window), start);
+  }
+
+  /** Whether a word lies inside text[from, to) and is not glued to a letter or digit of the text around it. */
+  private occursIn(text: string, from: number, to: number): boolean {
+    if (to <= from) return false;
+    const region = text.slice(from, to);
+    if (!this.re.test(region)) return false;
+    this.all.lastIndex = 0;
+    let found = false;
+    for (let m = this.all.exec(region); m; m = this.all.exec(region)) {
+      const s = from + m.index;
+      const e = s + m[0].length;
+      if (!isAlnum(codeAt(text, s - 1)) && !isAlnum(codeAt(text, e))) {
+        found = true;
+        break;
+      }
+      // A fragment cut by the window edge: look for a later match from the next character on.
+      this.all.lastIndex = m.index + 1;
+    }
+    this.all.lastIndex = 0;
+    return found;
   }
 }
 

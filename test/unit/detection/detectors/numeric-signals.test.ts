@@ -37,6 +37,26 @@ describe('numeric PII signals', () => {
     expect(words.near(text, text.length - 4, text.length, 60)).toBe(true);
   });
 
+  it('judges words at the window edges against the whole text: a word cut by the window is not a hit', () => {
+    const words = new ContextWords(['ph', 'call', 'card']);
+    // "paragraph" starts 2 characters before the 40-character window: the window begins with "ph".
+    const left = `the paragraph${' below in plain'.padEnd(38, '.')}1234501820`;
+    const start = left.indexOf('1234501820');
+    expect(left.slice(start - 40, start).startsWith('ph')).toBe(true);
+    expect(words.near(left, start, start + 10)).toBe(false);
+    expect(words.before(left, start)).toBe(false);
+    // "calligraphy" ends after the window: the window ends with "call".
+    const right = `1234501820${' '.repeat(36)}calligraphy`;
+    expect(right.slice(10, 50).endsWith('call')).toBe(true);
+    expect(words.near(right, 0, 10)).toBe(false);
+    // whole words at the same places still count, and a fragment does not hide a later whole word
+    const whole = `ph: ${'x'.repeat(30)} 1234501820`;
+    expect(words.near(whole, whole.indexOf('1234'), whole.length)).toBe(true);
+    const both = `discard card ${'.'.repeat(20)}4111`;
+    expect(words.before(both, both.length - 4, 40)).toBe(true);
+    expect(words.before('discard 4111', 8)).toBe(false);
+  });
+
   it('finds context hits once per region and answers for many spans', () => {
     const text = 'visa 1111 and 2222 ... discard 3333';
     const hits = new ContextWords(['visa', 'card']).hits(text, 0, text.length);

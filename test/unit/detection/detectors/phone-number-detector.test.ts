@@ -45,6 +45,15 @@ describe('PhoneNumberDetector', () => {
     for (const m of found) expect(text.slice(m.start, m.end)).toBe(m.match);
   });
 
+  it('a phone word cut by the context window ("paragraph", "calligraphy") is not phone context', () => {
+    // bench:perf's benign 1 MB texts were blocked on this: "ph" at the window's edge, inside "paragraph".
+    const text = 'Summarise the main ideas of the paragraph below in plain\nGood morning (request 1234501820). Compare walking and cycling.';
+    expect(top(text)).toBeLessThan(0.75);
+    expect(top('Good morning (request 1234501820). I started calligraphy lessons')).toBeLessThan(0.75);
+    // the whole words still are
+    expect(top('Reach me by ph 1234501820 after six')).toBeGreaterThanOrEqual(0.75);
+  });
+
   it('scores possible-but-invalid numbers and ID-labelled numbers below L2', () => {
     expect(top('1700000000')).toBeLessThan(0.75);
     expect(top('Order #4155552671')).toBe(PHONE_CONFIDENCE.idContextCap);
