@@ -25,7 +25,8 @@ import { benchStartSettings } from './start-settings';
  * BENCH_DETECT_1MB (3, after one warm-up), BENCH_CONCURRENT_STREAMS (1024), BENCH_REST_S (35: past the idle reclaim's default 30 s),
  * BENCH_OURS_ENV (`KEY=value ...` for the measured process), BENCH_NODE_ARGS (extra `node` options for it, e.g.
  * V8 flags: `--heap-growing-percent=100`), BENCH_START_SETTINGS (false: without npm start's process settings,
- * tools/start-settings.ts; by default the measured process runs with them, as `npm start` does). Prints one line per run and a summary; writes
+ * tools/start-settings.ts; by default the measured process runs with them, as `npm start` does), BENCH_SNAPSHOT / BENCH_SNAPSHOT_MS (a heap
+ * snapshot of the main thread that far into the concurrent streams; diagnosis only). Prints one line per run and a summary; writes
  * nothing to bench/RESULTS.md (copy what matters there).
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -222,11 +223,11 @@ async function oneRun(tree: { label: string; dir: string; nodeArgs: string[] }, 
       if (d > 0) detectMs.push(r2(Number(process.hrtime.bigint() - t0) / 1e6));
     }
 
-    // BENCH_SNAPSHOT=1 (diagnosis only): a heap snapshot of the main thread 1.5 s into the concurrent streams
+    // BENCH_SNAPSHOT=1 (diagnosis only): a heap snapshot of the main thread BENCH_SNAPSHOT_MS (1500) into the concurrent streams
     // (with BENCH_NODE_ARGS=--heapsnapshot-signal=SIGUSR2; node writes it to the working directory).
     const afterDetect = await snapshot(pid, probeDir);
     log(`1 MB detects done (${afterDetect.rssMb} MB); ${CONCURRENT_STREAMS} concurrent streams`);
-    const snap = env.BENCH_SNAPSHOT === '1' ? setTimeout(() => process.kill(pid, 'SIGUSR2'), 1500) : undefined;
+    const snap = env.BENCH_SNAPSHOT === '1' ? setTimeout(() => process.kill(pid, 'SIGUSR2'), Number(env.BENCH_SNAPSHOT_MS ?? 1500)) : undefined;
     const many = new Agent({ connections: CONCURRENT_STREAMS + 8, pipelining: 1, connectTimeout: 120_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
     const base = requestNo;
     requestNo += CONCURRENT_STREAMS;
