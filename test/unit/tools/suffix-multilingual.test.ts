@@ -25,4 +25,8 @@ describe('suffix LM language data: the UDHR prose', () => {
     expect(spanish).toContain('Considerando que la libertad');
     expect(spanish).not.toMatch(/[<>]/);
   });
+
+  it('refuses to build without the package rather than build another artefact', () => {
+    expect(() => udhrProse(path.join(PACKAGE_ROOT, 'test', 'fixtures'))).toThrow(/needs the devDependency udhr/);
+  });
 });
