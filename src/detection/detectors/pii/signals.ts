@@ -136,17 +136,7 @@ export class ContextWords {
    * text (so "discard" never yields "card" at a window edge). For scoring many spans of one region.
    */
   hits(text: string, from: number, to: number): ContextHits {
-    const lo = Math.max(0, from);
-    const region = text.slice(lo, Math.min(text.length, to));
-    const found: Array<[number, number]> = [];
-    this.all.lastIndex = 0;
-    for (let m = this.all.exec(region); m; m = this.all.exec(region)) {
-      const s = lo + m.index;
-      const e = s + m[0].length;
-      if (!isAlnum(codeAt(text, s - 1)) && !isAlnum(codeAt(text, e))) found.push([s, e]);
-    }
-    this.all.lastIndex = 0;
-    return new ContextHits(found);
+    return new ContextHits(this.wholeWords(text, Math.max(0, from), Math.min(text.length, to), Infinity));
   }
 
   /** True when one of the words occurs in `text`. */
@@ -171,20 +161,29 @@ export class ContextWords {
 
   /** Whether a word lies inside text[from, to) and is not glued to a letter or digit of the text around it. */
   private occursIn(text: string, from: number, to: number): boolean {
-    if (to <= from) return false;
+    return this.wholeWords(text, from, to, 1).length > 0;
+  }
+
+  /**
+   * Up to `limit` occurrences in text[from, to) (0 <= from, to <= text.length), judged against the whole text.
+   * Only a match at the region's edges can be glued to the text around it (the pattern's own lookarounds
+   * see nothing past the region): "card" of a region starting inside "discard". The search then goes on
+   * from that match's next character, so a whole word starting inside it (the "security card" of a region
+   * starting inside "antisocial security card") still counts.
+   */
+  private wholeWords(text: string, from: number, to: number, limit: number): Array<[number, number]> {
     const region = text.slice(from, to);
-    if (!this.re.test(region)) return false;
+    const found: Array<[number, number]> = [];
     this.all.lastIndex = 0;
-    let found = false;
     for (let m = this.all.exec(region); m; m = this.all.exec(region)) {
       const s = from + m.index;
       const e = s + m[0].length;
-      if (!isAlnum(codeAt(text, s - 1)) && !isAlnum(codeAt(text, e))) {
-        found = true;
-        break;
+      if (isAlnum(codeAt(text, s - 1)) || isAlnum(codeAt(text, e))) {
+        this.all.lastIndex = m.index + 1;
+        continue;
       }
-      // A fragment cut by the window edge: look for a later match from the next character on.
-      this.all.lastIndex = m.index + 1;
+      found.push([s, e]);
+      if (found.length >= limit) break;
     }
     this.all.lastIndex = 0;
     return found;

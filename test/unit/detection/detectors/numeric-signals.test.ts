@@ -64,6 +64,15 @@ describe('numeric PII signals', () => {
     expect(hits.near(31, 35, 5)).toBe(false); // "card" inside "discard" is not a hit
   });
 
+  it('goes on inside a fragment: a whole word that starts within it still counts', () => {
+    const text = 'antisocial security card 4111';
+    const words = new ContextWords(['social security', 'security card']);
+    // A region starting at "social" (inside "antisocial"): its "social security" is a fragment, and
+    // "security card", which starts inside that match, is a whole word of the text.
+    expect(words.hits(text, 4, text.length).near(25, 29)).toBe(true);
+    expect(words.before(text, 25, 21)).toBe(true);
+  });
+
   it('throws the abort reason every ABORT_CHECK_EVERY ticks once aborted', () => {
     expect(() => new AbortTicker(abortedSignal('gone'))).toThrow('gone');
     const controller = new AbortController();
