@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLASSIFIER_TYPES } from '#src/detection/classifiers/backend';
+import { BLIND_EVALUATION_FIXTURE_5, fixtureLists } from '#src/detection/classifiers/builtin/training/dataset';
 import { createDetectionEngine } from '#src/detection/engine';
 import { benignPrompt } from './bench-perf-lib';
 import { blockPolicy } from './bench-procs';
@@ -25,8 +26,6 @@ import { prng } from './text-corpus';
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'classifiers');
 const EVERYDAY = ['everyday-prompts.json', 'everyday-blind.json', 'everyday-blind-3.json', 'everyday-blind-4.json', 'everyday-blind-5.json'];
-/** everyday-blind-5.json's prompts in eight languages other than English (a row of their own, beside everyday-multilingual.json's). */
-const BLIND_5_LANGUAGES = 'everyday-blind-5.json';
 const KEYS = ['prompts', 'topic_questions', 'how_to_requests', 'short_turns'] as const;
 
 type IdShape = { name: string; make: (rand: () => number) => string };
@@ -102,9 +101,11 @@ async function main(): Promise<void> {
   const multilingual = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'everyday-multilingual.json'), 'utf8')) as { prompts: Record<string, string[]> };
   const perLanguage = Object.entries(multilingual.prompts).map(([lang, texts]) => ({ lang, t: tally(), texts }));
   for (const l of perLanguage) for (const text of l.texts) await scan(text, l.t);
-  const blind5 = JSON.parse(fs.readFileSync(path.join(FIXTURES, BLIND_5_LANGUAGES), 'utf8')) as { other_languages: string[] };
+  // everyday-blind-5.json's prompts in eight other languages: a row of their own, beside everyday-multilingual.json's.
+  const blind5Texts = fixtureLists(BLIND_EVALUATION_FIXTURE_5).other_languages;
+  if (!blind5Texts) throw new Error('everyday-blind-5.json has no other_languages list');
   const blind5Languages = tally();
-  for (const text of blind5.other_languages) await scan(text, blind5Languages);
+  for (const text of blind5Texts) await scan(text, blind5Languages);
 
   const lines = [
     '## Robustness: identifiers and other languages',
