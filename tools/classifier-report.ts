@@ -121,7 +121,9 @@ export function manifestSection(m: Manifest): string[] {
     `- model: \`${m.model}\`, trained ${m.createdAt} in ${m.trainingSeconds} s`,
     `- family: ${m.family}`,
     `- artefact: \`src/detection/classifiers/builtin/model/${m.artefact.file}\`, ${(m.artefact.bytes / 1024).toFixed(0)} KiB, sha256 \`${m.artefact.sha256}\``,
-    `- data (\`${m.data.directory}\`):`,
+    // Not the directory the model was trained from (a path on the trainer's machine, outside the repository):
+    // the files are identified by their hashes.
+    '- data (`DATASETS_DIR`: the labelled datasets, not part of the repository; see docs/benchmarks.md, "Datasets"):',
   ];
   for (const f of m.data.files) lines.push(`  - \`${f.file}\`: ${f.rows} rows, sha256 \`${f.sha256}\``);
   lines.push(`- split: ${JSON.stringify(m.split)}`);
