@@ -252,6 +252,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
       workers: config.AUDIT_TOKEN_WORKERS,
       minChars: config.AUDIT_TOKEN_WORKER_MIN_CHARS,
       idleMs: config.AUDIT_TOKEN_WORKER_IDLE_MS > 0 ? config.AUDIT_TOKEN_WORKER_IDLE_MS : undefined,
+      nice: config.AUDIT_TOKEN_WORKER_NICE,
     });
     closers.push({ name: 'audit-tokens', close: () => tokens.close() });
     const sinks: AuditSinks = { writer: audit, tokens };

@@ -4,8 +4,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { buildViewSet } from '#src/detection/normalize';
-import { benignMegabyte, range } from './bench-perf-lib';
-import { configureDefaultPolicy, freePort, r2, startHealthy, treeCpuMs } from './bench-procs';
+import { benignMegabyte, benignPrompt, range } from './bench-perf-lib';
+import { configureDefaultPolicy, freePort, quantile, r2, startHealthy, treeCpuMs } from './bench-procs';
 
 /**
  * `npm run bench:detect-1mb`: the issue-17 line "1 MB /v1/detect ≤ 100 ms" on its own, through the real
@@ -19,6 +19,10 @@ import { configureDefaultPolicy, freePort, r2, startHealthy, treeCpuMs } from '.
  * interleave the configurations so they see the same machine load); BENCH_CALLS (5 calls per round after
  * one warm-up); BENCH_CPU_PROF (a directory: the gateway runs with `--cpu-prof`, one profile per thread —
  * main, detection, classifier workers — and their self time per stage is printed).
+ * BENCH_SMALL (0): that many clients send small `/v1/detect` calls (bench:perf's benign prompts of
+ * 100–600 characters) one after the other, first for BENCH_SMALL_ALONE_S (3) seconds alone, then while
+ * the measured 1 MB calls run: their latency p50 / p99 alone and during says what a large text costs the
+ * other requests.
  * Calls go back to back, as in bench:perf (a call's deferred audit work overlaps the next call).
  * Prints per configuration: wall ms per call (min–max, median), CPU ms per call of the whole process
  * (all threads, per round), how many benign texts came back blocked (a timeout fails closed), the
@@ -37,6 +41,8 @@ const PROF_DIR = env.BENCH_CPU_PROF;
  * a canonical view whose windows were scored too; they are decimal now. The window count is printed.
  */
 const FIRST_TEXT = Number(env.BENCH_FIRST_TEXT ?? 1000);
+const SMALL = Number(env.BENCH_SMALL ?? 0);
+const SMALL_ALONE_S = Number(env.BENCH_SMALL_ALONE_S ?? 3);
 
 const pairs = (config: string): Record<string, string> =>
   Object.fromEntries(config.split(/\s+/).filter(Boolean).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
@@ -51,6 +57,33 @@ interface Round {
   load: number;
   /** CLOCK_MONOTONIC µs of the measured calls (the profiles' clock): [first start, last end + settle]. */
   window: [number, number];
+  /** With BENCH_SMALL: small calls' latencies (ms), alone and during the measured 1 MB calls. */
+  small?: { alone: number[]; during: number[] };
+}
+
+/** BENCH_SMALL clients sending small /v1/detect calls back to back until `stop()`; resolves to their latencies (ms). */
+function smallLoad(gateway: string, auth: Record<string, string>, firstText: number): { stop: () => Promise<number[]> } {
+  let running = true;
+  let n = firstText;
+  const lat: number[] = [];
+  const client = async () => {
+    while (running) {
+      const body = JSON.stringify({ content: benignPrompt(n++), direction: 'input' });
+      const t0 = process.hrtime.bigint();
+      const res = await request(`${gateway}/v1/detect`, { method: 'POST', headers: auth, body });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`small /v1/detect answered ${res.statusCode}: ${text.slice(0, 300)}`);
+      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  };
+  const clients = Array.from({ length: SMALL }, client);
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(clients);
+      return lat;
+    },
+  };
 }
 
 /** After the last call: its deferred audit work (token count in its worker) is left to finish. */
@@ -80,10 +113,17 @@ async function round(config: string, profDir: string | undefined, firstText: num
     const bodies = texts.map((content) => JSON.stringify({ content, direction: 'input' }));
     out.multiView = texts.slice(1).filter((t) => buildViewSet(t).views.length > 1).length;
     let cpu0 = 0;
+    let small: ReturnType<typeof smallLoad> | undefined;
     // Back to back, as bench:perf sends them; the first call warms up.
     for (let i = 0; i <= CALLS; i++) {
       if (i === 1) {
         await new Promise((r) => setTimeout(r, SETTLE_MS));
+        if (SMALL > 0) {
+          const alone = smallLoad(gateway, auth, firstText * 1000);
+          await new Promise((r) => setTimeout(r, SMALL_ALONE_S * 1000));
+          out.small = { alone: await alone.stop(), during: [] };
+          small = smallLoad(gateway, auth, firstText * 1000 + 500_000);
+        }
         cpu0 = treeCpuMs(gw.child.pid!);
         out.window[0] = micros();
       }
@@ -96,6 +136,7 @@ async function round(config: string, profDir: string | undefined, firstText: num
       if (text.includes('"blocked":true')) out.blocked++;
       out.wall.push(r2(ms));
     }
+    if (small && out.small) out.small.during = await small.stop();
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     out.window[1] = micros();
     out.cpu = r2((treeCpuMs(gw.child.pid!) - cpu0) / CALLS);
@@ -172,6 +213,12 @@ function stages(file: string, window: [number, number]): { total: number; byStag
   return { total, byStage };
 }
 
+/** "p50 x / p99 y ms (n calls)" of small-call latencies. */
+function smallSummary(lat: number[]): string {
+  const sorted = [...lat].sort((a, b) => a - b);
+  return sorted.length ? `p50 ${r2(quantile(sorted, 0.5))} / p99 ${r2(quantile(sorted, 0.99))} ms (${sorted.length} calls)` : 'no calls';
+}
+
 async function main(): Promise<void> {
   const results = new Map<string, Round[]>(CONFIGS.map((c) => [c, []]));
   for (let r = 1; r <= ROUNDS; r++) {
@@ -180,7 +227,7 @@ async function main(): Promise<void> {
       if (profDir) mkdirSync(profDir, { recursive: true });
       const res = await round(config, profDir, FIRST_TEXT + (r - 1) * (CALLS + 1));
       results.get(config)!.push(res);
-      process.stderr.write(`round ${r} [${config || 'defaults'}]: wall ${res.wall.join(', ')} ms; CPU ${res.cpu} ms per call; ${res.multiView} with a canonical view; ${res.blocked} blocked; load ${res.load.toFixed(2)}\n`);
+      process.stderr.write(`round ${r} [${config || 'defaults'}]: wall ${res.wall.join(', ')} ms; CPU ${res.cpu} ms per call; ${res.multiView} with a canonical view; ${res.blocked} blocked; load ${res.load.toFixed(2)}${res.small ? `; small calls ${smallSummary(res.small.alone)} alone, ${smallSummary(res.small.during)} during` : ''}\n`);
       if (profDir) {
         for (const f of readdirSync(profDir).filter((x) => x.endsWith('.cpuprofile')).sort()) {
           const { total, byStage } = stages(join(profDir, f), res.window);
@@ -199,8 +246,9 @@ async function main(): Promise<void> {
     const cpu = rounds.map((x) => x.cpu);
     const blocked = rounds.reduce((n, x) => n + x.blocked, 0);
     const multiView = rounds.reduce((n, x) => n + x.multiView, 0);
+    const small = rounds[0]?.small ? `; small calls (${SMALL} clients) ${smallSummary(rounds.flatMap((x) => x.small!.alone))} alone, ${smallSummary(rounds.flatMap((x) => x.small!.during))} during the 1 MB calls` : '';
     process.stdout.write(
-      `  [${config || 'defaults'}] wall ${range(wall, { unit: ' ms' })}; CPU of the process per call ${range(cpu, { unit: ' ms' })}; ${multiView} of ${wall.length} texts with a canonical view; ${blocked} blocked; load average (1 min) ${rounds.map((x) => x.load.toFixed(1)).join(' / ')}\n`,
+      `  [${config || 'defaults'}] wall ${range(wall, { unit: ' ms' })}; CPU of the process per call ${range(cpu, { unit: ' ms' })}; ${multiView} of ${wall.length} texts with a canonical view; ${blocked} blocked; load average (1 min) ${rounds.map((x) => x.load.toFixed(1)).join(' / ')}${small}\n`,
     );
   }
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { defaultPoolSize } from './worker-pool';
+import { DEFAULT_WORKER_NICE, defaultPoolSize } from './worker-pool';
 import { DEFAULT_DETECTION_MAX_ACTIVE, DEFAULT_DETECTION_MAX_QUEUED } from './detection-admission';
 
 /**
@@ -119,6 +119,8 @@ export const configSchema = z.object({
   AUDIT_TOKEN_WORKER_MIN_CHARS: nonNegativeInt('AUDIT_TOKEN_WORKER_MIN_CHARS', 1024, 1_000_000_000),
   // A token worker idle this long is stopped (its memory released; the next long text starts one); 0 = kept.
   AUDIT_TOKEN_WORKER_IDLE_MS: nonNegativeInt('AUDIT_TOKEN_WORKER_IDLE_MS', 2000, 3_600_000),
+  // Linux: the token workers' nice value (worker-pool.ts; 0 = the process's priority, as the serving threads).
+  AUDIT_TOKEN_WORKER_NICE: nonNegativeInt('AUDIT_TOKEN_WORKER_NICE', DEFAULT_WORKER_NICE, 19),
   /** Idle interval after which a thread whose heap grew gives it back with one full collection (idle-reclaim.ts); 0 = off. */
   MEMORY_RECLAIM_IDLE_MS: nonNegativeInt('MEMORY_RECLAIM_IDLE_MS', 30_000, 3_600_000),
   AUDIT_SPOOL_MAX_BYTES: positiveInt('AUDIT_SPOOL_MAX_BYTES', 256 * 1024 * 1024, 1024 * 1024 * 1024 * 1024),
@@ -261,6 +263,8 @@ export const configSchema = z.object({
   CLASSIFIER_WORKER_MAX_QUEUE: nonNegativeInt('CLASSIFIER_WORKER_MAX_QUEUE', 256, 100_000),
   // A classifier worker idle this long is stopped (its memory released; the next large text starts one); 0 = kept.
   CLASSIFIER_WORKER_IDLE_MS: nonNegativeInt('CLASSIFIER_WORKER_IDLE_MS', 2000, 3_600_000),
+  // Linux: the classifier workers' nice value (worker-pool.ts; 0 = the process's priority, as the serving threads).
+  CLASSIFIER_WORKER_NICE: nonNegativeInt('CLASSIFIER_WORKER_NICE', DEFAULT_WORKER_NICE, 19),
   // Windows the detection thread scores itself per event-loop turn while windows wait for a worker (0 = none).
   CLASSIFIER_INLINE_SLICE: nonNegativeInt('CLASSIFIER_INLINE_SLICE', 4, 1_000),
 });

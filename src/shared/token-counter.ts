@@ -21,6 +21,8 @@ export interface AuditTokenCounterOptions {
    * is stopped after this long idle. Default: kept (services.ts passes AUDIT_TOKEN_WORKER_IDLE_MS).
    */
   idleMs?: number;
+  /** The workers' nice value (Linux; WorkerPoolOptions.nice). Default 0 (services.ts passes AUDIT_TOKEN_WORKER_NICE). */
+  nice?: number;
 }
 
 export const TOKEN_WORKER_SOURCE = `require(${JSON.stringify(compiledModulePath(__filename))}).runTokenCountWorker();`;
@@ -38,7 +40,7 @@ export class AuditTokenCounter {
   constructor(private readonly options: AuditTokenCounterOptions) {
     this.pool =
       options.workers > 0
-        ? new WorkerPool<string[], number>({ name: 'token count', source: TOKEN_WORKER_SOURCE, size: options.workers, maxQueue: options.maxQueue ?? 1024, idleMs: options.idleMs })
+        ? new WorkerPool<string[], number>({ name: 'token count', source: TOKEN_WORKER_SOURCE, size: options.workers, maxQueue: options.maxQueue ?? 1024, idleMs: options.idleMs, nice: options.nice })
         : undefined;
   }
 

@@ -35,6 +35,13 @@ export interface WorkerPoolOptions {
    * a thread's grow to 32–48 MB, most of it resident after one burst, per worker).
    */
   resourceLimits?: ResourceLimits;
+  /**
+   * Linux only: each worker thread lowers its own scheduling priority to this nice value (1–19) when it
+   * starts, so the threads that serve requests (nice 0) win the cores from it whenever both want one, and
+   * it gets every cycle they leave. Linux keeps a nice value per thread; other systems keep one per process,
+   * so there it is not set (it would slow the whole process). Default 0: not set.
+   */
+  nice?: number;
 }
 
 /**
@@ -83,6 +90,7 @@ export class WorkerPool<In, Out> {
 
   constructor(private readonly options: WorkerPoolOptions) {
     if (!(Number.isInteger(options.size) && options.size >= 1)) throw new Error(`${options.name} worker pool size must be at least 1`);
+    niceSource('', options.nice, 'linux'); // validates the nice value on every system
   }
 
   get size(): number {
@@ -144,7 +152,7 @@ export class WorkerPool<In, Out> {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.options.source, {
+    const worker = new Worker(niceSource(this.options.source, this.options.nice), {
       eval: true,
       workerData: this.options.workerData,
       resourceLimits: this.options.resourceLimits ?? { maxYoungGenerationSizeMb: DEFAULT_WORKER_YOUNG_GENERATION_MB },
@@ -183,6 +191,17 @@ export class WorkerPool<In, Out> {
   }
 }
 
+/**
+ * The worker's source with, first, the call that lowers its thread's priority (`os.setPriority` on the
+ * calling thread: on Linux that is the worker's thread alone). Best effort: a system that refuses it
+ * leaves the worker at the process's priority, as before.
+ */
+export function niceSource(source: string, nice: number | undefined, platform: NodeJS.Platform = process.platform): string {
+  if (nice === undefined || nice === 0 || platform !== 'linux') return source;
+  if (!(Number.isInteger(nice) && nice >= 1 && nice <= 19)) throw new Error(`worker nice value must be an integer from 0 to 19, got ${nice}`);
+  return `try { require('node:os').setPriority(${nice}); } catch {}\n${source}`;
+}
+
 /** The worker side: answers each `{ id, task }` with `handler(task)` (or its error message). */
 export function serveWorkerTasks<In, Out>(handler: (task: In) => Out): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -210,7 +229,22 @@ export function compiledModulePath(filename: string): string {
   return filename.replace(/([\\/])src([\\/])(?!.*[\\/]src[\\/])/, '$1dist$2').replace(/\.ts$/, '.js');
 }
 
-/** Default pool size: one worker per core the process does not use itself. */
-export function defaultPoolSize(cores: number): number {
-  return Math.max(1, cores - 1);
+/**
+ * The pools' default nice value (CLASSIFIER_WORKER_NICE, AUDIT_TOKEN_WORKER_NICE). At nice 10 a worker
+ * that competes for a core with a serving thread (nice 0) gets about a tenth of it: on 2 cores, small
+ * requests sent while 1 MB texts were scored kept their p50 alone (5.6 ms; p99 53 vs 22 ms alone; at nice 0
+ * 10.5 / 81 ms with two workers, 6.1 / 63 ms with one), while a 1 MB text alone had both cores (median 267
+ * vs 401 ms with one worker; bench/RESULTS.md, "Worker priority").
+ */
+export const DEFAULT_WORKER_NICE = 10;
+
+/**
+ * Default pool size. On Linux one worker per core: the workers run at a lower priority than the threads
+ * that serve requests (DEFAULT_WORKER_NICE), so they take the cores those leave: all of them while one
+ * large text is scored alone, little while small requests need them. Elsewhere a worker cannot be niced
+ * alone (niceSource), so one core is left to the serving threads: cores − 1, at least 1 (the Linux default
+ * too before the workers were niced).
+ */
+export function defaultPoolSize(cores: number, platform: NodeJS.Platform = process.platform): number {
+  return Math.max(1, platform === 'linux' ? cores : cores - 1);
 }

@@ -29,6 +29,7 @@ export async function installClassifierBackends(config: Config): Promise<Install
       maxQueue: config.CLASSIFIER_WORKER_MAX_QUEUE,
       inlineSlice: config.CLASSIFIER_INLINE_SLICE,
       idleMs: config.CLASSIFIER_WORKER_IDLE_MS > 0 ? config.CLASSIFIER_WORKER_IDLE_MS : undefined,
+      nice: config.CLASSIFIER_WORKER_NICE,
     });
     return pooled;
   };

@@ -20,6 +20,11 @@ describe('loadConfig', () => {
     expect(c.DATABASE_URL).toBeUndefined();
     expect(c.REDIS_URL).toBeUndefined();
     expect(c.BOOTSTRAP_API_KEY).toBeUndefined();
+    // Worker threads run below the serving threads' priority (Linux; worker-pool.ts).
+    expect(c).toMatchObject({ CLASSIFIER_WORKER_NICE: 10, AUDIT_TOKEN_WORKER_NICE: 10 });
+    expect(loadConfig({ CLASSIFIER_WORKER_NICE: '0', AUDIT_TOKEN_WORKER_NICE: '19' })).toMatchObject({ CLASSIFIER_WORKER_NICE: 0, AUDIT_TOKEN_WORKER_NICE: 19 });
+    expect(() => loadConfig({ CLASSIFIER_WORKER_NICE: '20' })).toThrow('CLASSIFIER_WORKER_NICE must be between 0 and 19');
+    expect(() => loadConfig({ AUDIT_TOKEN_WORKER_NICE: '-1' })).toThrow('AUDIT_TOKEN_WORKER_NICE must be between 0 and 19');
   });
 
   it('parses given values and treats empty strings as unset', () => {

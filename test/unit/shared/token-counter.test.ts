@@ -1,3 +1,5 @@
+import { getPriority } from 'node:os';
+import { itWithThreadNice, threadsAtNice } from '../../helpers/thread-nice';
 import { AuditTokenCounter, inlineTokenCounter } from '../../../src/shared/token-counter';
 import { countTextTokens } from '../../../src/shared/tokens';
 import { generateProse, sourceCodeText } from '../../../tools/text-corpus';
@@ -22,6 +24,17 @@ describe('AuditTokenCounter', () => {
     expect(counted).toBeInstanceOf(Promise);
     expect(await counted).toBe(exact(texts));
     expect(c.pool?.dispatched).toBe(1);
+  });
+
+  itWithThreadNice('runs its worker at the nice value it is given (Linux), the calling thread unchanged', async () => {
+    const c = new AuditTokenCounter({ workers: 1, minChars: 1024, nice: 13 });
+    counters.push(c);
+    const before = threadsAtNice(13);
+    const texts = [generateProse({ seed: 3, length: 5_000 })];
+    expect(await c.count(texts)).toBe(exact(texts));
+    expect(c.pool?.threads).toBe(1);
+    expect(threadsAtNice(13) - before).toBe(1);
+    expect(getPriority()).toBe(0);
   });
 
   it('counts short texts inline, synchronously, without starting a worker', () => {

@@ -1,4 +1,6 @@
-import { DEFAULT_WORKER_YOUNG_GENERATION_MB, defaultPoolSize, WorkerPool, WorkerPoolFull } from '../../../src/shared/worker-pool';
+import { getPriority } from 'node:os';
+import { DEFAULT_WORKER_NICE, DEFAULT_WORKER_YOUNG_GENERATION_MB, defaultPoolSize, niceSource, WorkerPool, WorkerPoolFull } from '../../../src/shared/worker-pool';
+import { itWithThreadNice, threadsAtNice } from '../../helpers/thread-nice';
 import { until } from '../../helpers/until';
 
 /**
@@ -117,9 +119,46 @@ parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, result: resou
     }
   });
 
-  it('defaults to one worker per spare core, at least one', () => {
-    expect(defaultPoolSize(1)).toBe(1);
-    expect(defaultPoolSize(2)).toBe(1);
-    expect(defaultPoolSize(8)).toBe(7);
+  it('defaults to one worker per core on Linux (niced), one per spare core elsewhere, at least one', () => {
+    expect(defaultPoolSize(1, 'linux')).toBe(1);
+    expect(defaultPoolSize(2, 'linux')).toBe(2);
+    expect(defaultPoolSize(8, 'linux')).toBe(8);
+    expect(defaultPoolSize(1, 'darwin')).toBe(1);
+    expect(defaultPoolSize(2, 'darwin')).toBe(1);
+    expect(defaultPoolSize(8, 'win32')).toBe(7);
+    expect(DEFAULT_WORKER_NICE).toBe(10);
+  });
+
+  itWithThreadNice('lowers the priority of its worker threads only, to the nice value it is given', async () => {
+    const source = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, result: require('node:os').getPriority() }));`;
+    const niced = new WorkerPool<null, number>({ name: 'test', source, size: 2, maxQueue: 4, nice: 7 });
+    const plain = new WorkerPool<null, number>({ name: 'test', source, size: 1, maxQueue: 1 });
+    const before = threadsAtNice(7);
+    try {
+      // Two tasks at once: both workers start.
+      expect(await Promise.all([niced.run(null), niced.run(null)])).toEqual([7, 7]);
+      expect(niced.threads).toBe(2);
+      expect(await plain.run(null)).toBe(getPriority());
+      // The calling thread keeps its priority; exactly the two pool threads run at 7.
+      expect(getPriority()).toBe(0);
+      expect(threadsAtNice(7) - before).toBe(2);
+    } finally {
+      await Promise.all([niced.close(), plain.close()]);
+    }
+  });
+
+  it('sets the nice value on Linux only, and rejects one outside 0–19', () => {
+    expect(niceSource('work()', 10, 'linux')).toMatch(/^try \{ require\('node:os'\)\.setPriority\(10\); \} catch \{\}\nwork\(\)$/);
+    expect(niceSource('work()', 10, 'darwin')).toBe('work()');
+    expect(niceSource('work()', 10, 'win32')).toBe('work()');
+    expect(niceSource('work()', 0, 'linux')).toBe('work()');
+    expect(niceSource('work()', undefined, 'linux')).toBe('work()');
+    for (const bad of [-1, 20, 2.5, NaN]) {
+      expect(() => niceSource('work()', bad, 'linux')).toThrow('from 0 to 19');
+      // The pool checks it on every system, before any worker starts.
+      expect(() => new WorkerPool({ name: 'test', source: 'x', size: 1, maxQueue: 1, nice: bad })).toThrow('from 0 to 19');
+    }
   });
 });

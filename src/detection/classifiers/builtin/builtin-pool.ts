@@ -55,6 +55,8 @@ export interface BuiltinPoolOptions {
    * detection thread helps). Default: kept (install.ts passes CLASSIFIER_WORKER_IDLE_MS).
    */
   idleMs?: number;
+  /** The workers' nice value (Linux; WorkerPoolOptions.nice). Default 0 (install.ts passes CLASSIFIER_WORKER_NICE). */
+  nice?: number;
 }
 
 export const DEFAULT_POOL_MIN_WINDOWS = 8;
@@ -217,6 +219,7 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
     size: options.size,
     maxQueue: options.size,
     idleMs: options.idleMs,
+    nice: options.nice,
   });
   const waiting: PendingWindow[] = [];
   let posted = 0;

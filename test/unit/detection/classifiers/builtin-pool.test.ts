@@ -9,6 +9,7 @@ import { createDetectionEngine } from '../../../../src/detection/engine';
 import { DetectorRegistry } from '../../../../src/detection/registry';
 import type { DetectorType } from '../../../../src/shared/detector-catalog';
 import { generateProse } from '../../../../tools/text-corpus';
+import { itWithThreadNice, threadsAtNice } from '../../../helpers/thread-nice';
 import { until } from '../../../helpers/until';
 import { policyFixture } from '../policy-fixture';
 
@@ -42,13 +43,14 @@ const signal = () => new AbortController().signal;
 
 describe('builtin classifier worker pool', () => {
   const pools: PooledClassifierBackend[] = [];
-  const pooled = (options: { workerSource?: string; minWindows?: number; size?: number; inlineSlice?: number; idleMs?: number } = {}) => {
+  const pooled = (options: { workerSource?: string; minWindows?: number; size?: number; inlineSlice?: number; idleMs?: number; nice?: number } = {}) => {
     const backend = createPooledBuiltinBackend({
       size: options.size ?? 2,
       minWindows: options.minWindows ?? MIN_WINDOWS,
       workerSource: options.workerSource,
       inlineSlice: options.inlineSlice,
       idleMs: options.idleMs,
+      nice: options.nice,
       // Whatever else runs on the test machine.
       spareCore: () => true,
     });
@@ -244,6 +246,17 @@ describe('builtin classifier worker pool', () => {
       const expected = await new ClassifierRouter({ backends: [inline] }).scoreWindows('prompt_attack', t, signal());
       expect(scores).toEqual(expected);
     }
+  });
+
+  itWithThreadNice('with nice, its workers run at that nice value (Linux) and score exactly as inline', async () => {
+    const backend = pooled({ size: 2, nice: 11 });
+    const before = threadsAtNice(11);
+    const text = corpus(25);
+    const viaPool = await new ClassifierRouter({ backends: [backend] }).scoreWindows('prompt_attack', text, signal());
+    const expected = await new ClassifierRouter({ backends: [createBuiltinBackend()] }).scoreWindows('prompt_attack', text, signal());
+    expect(viaPool).toEqual(expected);
+    expect(backend.pool.threads).toBeGreaterThanOrEqual(1);
+    expect(threadsAtNice(11) - before).toBe(backend.pool.threads);
   });
 
   it('without idleMs a started worker is kept', async () => {
