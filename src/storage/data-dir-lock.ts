@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 
@@ -47,11 +48,20 @@ function options(dir: string, timing: LockTiming) {
   return { lockfilePath: lockPathOf(dir), realpath: false, stale: timing.staleMs, update: timing.updateMs };
 }
 
-function inUse(dir: string, timing: LockTiming): Error {
-  return new Error(
-    `The embedded database in ${dir} is in use by another process (its lock ${lockPathOf(dir)} was refreshed within the last ${Math.round(timing.staleMs / 1000)} s). ` +
-      'Stop it, or set DATA_DIR to another directory, or use DATABASE_URL for several instances.',
-  );
+function inUse(dir: string, timing: LockTiming, refreshedMeanwhile = false): Error {
+  const why = refreshedMeanwhile
+    ? `its holder refreshed the lock ${lockPathOf(dir)} while this process waited for it`
+    : `its lock ${lockPathOf(dir)} was refreshed within the last ${Math.round(timing.staleMs / 1000)} s`;
+  return new Error(`The embedded database in ${dir} is in use by another process (${why}). Stop it, or set DATA_DIR to another directory, or use DATABASE_URL for several instances.`);
+}
+
+/** The lock directory's mtime (ms), or undefined when there is none. */
+function lockMtime(dir: string): number | undefined {
+  try {
+    return statSync(lockPathOf(dir)).mtimeMs;
+  } catch {
+    return undefined;
+  }
 }
 
 function held(dir: string, release: () => void): DataDirLock {
@@ -88,19 +98,27 @@ export function tryDataDirLock(dir: string, timing: LockTiming = LOCK_TIMING): D
 
 /**
  * Locks `dir`, waiting up to `timing.waitMs` for a held lock to be released or go stale (a restart
- * right after a crash); then throws naming the directory.
+ * right after a crash); then throws naming the directory. A live holder refreshes the lock's mtime every
+ * `timing.updateMs` and a holder that is gone never does again, so once the mtime is seen to change
+ * while waiting, the holder is alive and the wait ends at once (a `create-org` run next to the running
+ * server is told so after one refresh, ~5 s, instead of after the whole wait).
  */
 export async function acquireDataDirLock(dir: string, timing: LockTiming = LOCK_TIMING): Promise<DataDirLock> {
   notHeldHere(dir);
   const step = Math.min(1000, timing.updateMs);
-  try {
-    const release = await lockfile.lock(dir, {
-      ...options(dir, timing),
-      retries: { retries: Math.max(1, Math.ceil(timing.waitMs / step)), factor: 1, minTimeout: step, maxTimeout: step },
-    });
-    return held(dir, () => void release().catch(() => undefined));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw inUse(dir, timing);
-    throw err;
+  const deadline = Date.now() + timing.waitMs;
+  let seen: number | undefined;
+  for (;;) {
+    try {
+      const release = await lockfile.lock(dir, options(dir, timing));
+      return held(dir, () => void release().catch(() => undefined));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    }
+    const mtime = lockMtime(dir);
+    if (seen !== undefined && mtime !== undefined && mtime !== seen) throw inUse(dir, timing, true);
+    seen ??= mtime;
+    if (Date.now() >= deadline) throw inUse(dir, timing);
+    await new Promise((r) => setTimeout(r, step));
   }
 }

@@ -70,6 +70,16 @@ describe('data-dir lock', () => {
     }
   }, 20_000);
 
+  it('gives up as soon as it sees a live holder refresh the lock, not at the end of its wait', async () => {
+    const other = await holder(dir);
+    try {
+      // A wait far longer than the test's own timeout: only the early answer can pass.
+      await expect(acquireDataDirLock(dir, { ...FAST, waitMs: 120_000 })).rejects.toThrow(/in use by another process \(its holder refreshed the lock .* while this process waited for it\)/);
+    } finally {
+      await other.kill('SIGTERM');
+    }
+  }, 20_000);
+
   it('is acquired once the holder was killed (SIGKILL: no clean-up) and its lock went stale', async () => {
     const other = await holder(dir);
     await other.kill('SIGKILL');
