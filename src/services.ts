@@ -253,6 +253,7 @@ export async function startServices(options: StartOptions): Promise<RunningServi
       minChars: config.AUDIT_TOKEN_WORKER_MIN_CHARS,
       idleMs: config.AUDIT_TOKEN_WORKER_IDLE_MS > 0 ? config.AUDIT_TOKEN_WORKER_IDLE_MS : undefined,
       nice: config.AUDIT_TOKEN_WORKER_NICE,
+      maxPendingChars: config.AUDIT_TOKEN_WORKER_MAX_PENDING_CHARS,
     });
     closers.push({ name: 'audit-tokens', close: () => tokens.close() });
     const sinks: AuditSinks = { writer: audit, tokens };

@@ -119,6 +119,8 @@ export const configSchema = z.object({
   AUDIT_TOKEN_WORKER_MIN_CHARS: nonNegativeInt('AUDIT_TOKEN_WORKER_MIN_CHARS', 1024, 1_000_000_000),
   // A token worker idle this long is stopped (its memory released; the next long text starts one); 0 = kept.
   AUDIT_TOKEN_WORKER_IDLE_MS: nonNegativeInt('AUDIT_TOKEN_WORKER_IDLE_MS', 2000, 3_600_000),
+  // Characters of request texts held for the token workers (waiting or being counted) before more are counted inline.
+  AUDIT_TOKEN_WORKER_MAX_PENDING_CHARS: positiveInt('AUDIT_TOKEN_WORKER_MAX_PENDING_CHARS', 16_000_000, 1_000_000_000),
   // Linux: the token workers' nice value (worker-pool.ts; 0 = the process's priority, as the serving threads).
   AUDIT_TOKEN_WORKER_NICE: nonNegativeInt('AUDIT_TOKEN_WORKER_NICE', DEFAULT_WORKER_NICE, 19),
   /** Idle interval after which a thread whose heap grew gives it back with one full collection (idle-reclaim.ts); 0 = off. */

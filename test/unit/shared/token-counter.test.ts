@@ -1,5 +1,6 @@
 import { getPriority } from 'node:os';
 import { itWithThreadNice, threadsAtNice } from '../../helpers/thread-nice';
+import { until } from '../../helpers/until';
 import { AuditTokenCounter, inlineTokenCounter } from '../../../src/shared/token-counter';
 import { countTextTokens } from '../../../src/shared/tokens';
 import { generateProse, sourceCodeText } from '../../../tools/text-corpus';
@@ -35,6 +36,24 @@ describe('AuditTokenCounter', () => {
     expect(c.pool?.threads).toBe(1);
     expect(threadsAtNice(13) - before).toBe(1);
     expect(getPriority()).toBe(0);
+  });
+
+  it('counts inline, with the same number, while the texts held for the workers would pass maxPendingChars', async () => {
+    const c = new AuditTokenCounter({ workers: 1, minChars: 10, maxPendingChars: 1_000 });
+    counters.push(c);
+    const [a, b, d] = [1, 2, 3].map((seed) => [generateProse({ seed: 10 + seed, length: 600 })]);
+    const first = c.count(a!);
+    expect(first).toBeInstanceOf(Promise);
+    expect(c.heldChars).toBe(600);
+    // 600 + 600 > 1,000: counted right here, nothing more held.
+    expect(c.count(b!)).toBe(exact(b!));
+    expect(c.heldChars).toBe(600);
+    expect(await first).toBe(exact(a!));
+    await until(async () => (c.heldChars === 0 ? true : undefined));
+    // The backlog gone, the next one goes to the worker again.
+    const third = c.count(d!);
+    expect(third).toBeInstanceOf(Promise);
+    expect(await third).toBe(exact(d!));
   });
 
   it('counts short texts inline, synchronously, without starting a worker', () => {
