@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLASSIFIER_TYPES } from '#src/detection/classifiers/backend';
-import { BLIND_EVALUATION_FIXTURE_5, fixtureLists } from '#src/detection/classifiers/builtin/training/dataset';
+import { BLIND_EVALUATION_FIXTURE_5, EVERYDAY_FIXTURES, fixtureLists } from '#src/detection/classifiers/builtin/training/dataset';
 import { createDetectionEngine } from '#src/detection/engine';
 import { benignPrompt } from './bench-perf-lib';
 import { blockPolicy } from './bench-procs';
@@ -25,7 +25,6 @@ import { prng } from './text-corpus';
  */
 
 const FIXTURES = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'classifiers');
-const EVERYDAY = ['everyday-prompts.json', 'everyday-blind.json', 'everyday-blind-3.json', 'everyday-blind-4.json', 'everyday-blind-5.json'];
 const KEYS = ['prompts', 'topic_questions', 'how_to_requests', 'short_turns'] as const;
 
 type IdShape = { name: string; make: (rand: () => number) => string };
@@ -44,11 +43,9 @@ export const ID_SHAPES: readonly IdShape[] = [
 
 function everydayTexts(): string[] {
   const out: string[] = [];
-  for (const file of EVERYDAY) {
-    const data = JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')) as Record<string, unknown>;
-    for (const key of KEYS) {
-      for (const p of (data[key] as Array<string | { text: string }> | undefined) ?? []) out.push(typeof p === 'string' ? p : p.text);
-    }
+  for (const file of EVERYDAY_FIXTURES) {
+    const lists = fixtureLists(file);
+    for (const key of KEYS) out.push(...(lists[key] ?? []));
   }
   return out;
 }

@@ -76,6 +76,9 @@ export const BLIND_EVALUATION_FIXTURE_4 = path.join(path.dirname(EVALUATION_FIXT
 /** A fifth set (2026-11-29), scored once before the planning, instruction, safety and other-language rows were generated; never trained on. */
 export const BLIND_EVALUATION_FIXTURE_5 = path.join(path.dirname(EVALUATION_FIXTURE), 'everyday-blind-5.json');
 
+/** Every everyday fixture (hand-written benign prompts, never trained on), in the order they were written. */
+export const EVERYDAY_FIXTURES: readonly string[] = [EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, BLIND_EVALUATION_FIXTURE_4, BLIND_EVALUATION_FIXTURE_5];
+
 const fixtureFile = z.object({ description: z.string() }).catchall(z.array(z.string()));
 
 /** Every list of a fixture file (all keys but `description`). */
@@ -84,7 +87,7 @@ export function fixtureLists(file: string): Record<string, string[]> {
   return lists as Record<string, string[]>;
 }
 
-export function evaluationFixtureKeys(files: readonly string[] = [EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, BLIND_EVALUATION_FIXTURE_4, BLIND_EVALUATION_FIXTURE_5]): Set<string> {
+export function evaluationFixtureKeys(files: readonly string[] = EVERYDAY_FIXTURES): Set<string> {
   return new Set(files.flatMap((f) => Object.values(fixtureLists(f)).flat()).map(textKey));
 }
 
