@@ -90,7 +90,7 @@ export class WorkerPool<In, Out> {
 
   constructor(private readonly options: WorkerPoolOptions) {
     if (!(Number.isInteger(options.size) && options.size >= 1)) throw new Error(`${options.name} worker pool size must be at least 1`);
-    niceSource('', options.nice, 'linux'); // validates the nice value on every system
+    checkNice(options.nice);
   }
 
   get size(): number {
@@ -197,9 +197,14 @@ export class WorkerPool<In, Out> {
  * leaves the worker at the process's priority, as before.
  */
 export function niceSource(source: string, nice: number | undefined, platform: NodeJS.Platform = process.platform): string {
+  checkNice(nice);
   if (nice === undefined || nice === 0 || platform !== 'linux') return source;
-  if (!(Number.isInteger(nice) && nice >= 1 && nice <= 19)) throw new Error(`worker nice value must be an integer from 0 to 19, got ${nice}`);
   return `try { require('node:os').setPriority(${nice}); } catch {}\n${source}`;
+}
+
+/** A nice value is an integer from 0 to 19 (checked on every system, though only Linux applies it). */
+function checkNice(nice: number | undefined): void {
+  if (nice !== undefined && !(Number.isInteger(nice) && nice >= 0 && nice <= 19)) throw new Error(`worker nice value must be an integer from 0 to 19, got ${nice}`);
 }
 
 /** The worker side: answers each `{ id, task }` with `handler(task)` (or its error message). */

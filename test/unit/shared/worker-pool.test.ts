@@ -157,6 +157,7 @@ parentPort.on('message', (m) => parentPort.postMessage({ id: m.id, result: requi
     expect(niceSource('work()', undefined, 'linux')).toBe('work()');
     for (const bad of [-1, 20, 2.5, NaN]) {
       expect(() => niceSource('work()', bad, 'linux')).toThrow('from 0 to 19');
+      expect(() => niceSource('work()', bad, 'darwin')).toThrow('from 0 to 19');
       // The pool checks it on every system, before any worker starts.
       expect(() => new WorkerPool({ name: 'test', source: 'x', size: 1, maxQueue: 1, nice: bad })).toThrow('from 0 to 19');
     }
