@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { BuiltinModel } from '#src/detection/classifiers/builtin/builtin-model';
 import { scoreDocument } from '#src/detection/classifiers/builtin/document-scoring';
-import { BLIND_EVALUATION_FIXTURE, BLIND_EVALUATION_FIXTURE_3, BLIND_EVALUATION_FIXTURE_4, EVALUATION_FIXTURE, fixtureLists, loadDatasets, type Row } from '#src/detection/classifiers/builtin/training/dataset';
+import { EVERYDAY_FIXTURES, fixtureLists, loadDatasets, type Row } from '#src/detection/classifiers/builtin/training/dataset';
 import { benignGroupOf, type BenignGroup } from '#src/detection/classifiers/builtin/training/families';
 import { assignSplits } from '#src/detection/classifiers/builtin/training/split';
 import { trainAll } from '#src/detection/classifiers/builtin/training/trainer';
@@ -20,9 +20,9 @@ import { cliArg as arg, committedArtefact, datasetsDir, moderationFlagged, write
  *   - F's own unlabelled rows (tweets annotated "not hateful/offensive"): the share flagged;
  *   - benign prompts never trained on: the held-out split's ordinary and injection-looking prompts, and
  *     every list of the hand-written fixtures (test/fixtures/classifiers/everyday-prompts.json: short turns,
- *     everyday prompts, questions about a harm, how-to requests, other languages; everyday-blind.json: prompts
- *     and short turns written after the generated training rows), each flagged when any moderation category
- *     reaches L2.
+ *     everyday prompts, questions about a harm, how-to requests, other languages; everyday-blind*.json: prompts
+ *     and short turns written after the generated training rows; every file of EVERYDAY_FIXTURES), each flagged
+ *     when any moderation category reaches L2.
  * The "usual split" line trains on the usual training split and tests the held-out harmful rows of every
  * family. Writes its section into bench/CLASSIFIERS.md.
  *
@@ -48,14 +48,23 @@ export const MODERATION_FAMILIES: readonly ModerationFamily[] = [
 ];
 
 const MODERATION_HEADS = HEADS.filter((h) => h !== 'prompt_attack' && h !== 'jailbreak') as HeadName[];
-/** The fixtures' lists: everyday-prompts.json's by their names, everyday-blind.json's prefixed "blind ", everyday-blind-3.json's "blind-3 ", everyday-blind-4.json's "blind-4 ". */
+/**
+ * The fixtures' lists, every everyday fixture (EVERYDAY_FIXTURES): everyday-prompts.json's by their names, the blind
+ * sets' prefixed by the set ("blind ", "blind-3 ", "blind-4 ", "blind-5 " …).
+ */
 type Fixture = Record<string, string[]>;
 
+function fixturePrefix(file: string): string {
+  const m = /^everyday-(blind(?:-\d+)?)\.json$/.exec(path.basename(file));
+  return m ? `${m[1]} ` : '';
+}
+
 function loadFixture(): Fixture {
-  const blind = Object.entries(fixtureLists(BLIND_EVALUATION_FIXTURE)).map(([k, v]) => [`blind ${k}`, v] as const);
-  const blind3 = Object.entries(fixtureLists(BLIND_EVALUATION_FIXTURE_3)).map(([k, v]) => [`blind-3 ${k}`, v] as const);
-  const blind4 = Object.entries(fixtureLists(BLIND_EVALUATION_FIXTURE_4)).map(([k, v]) => [`blind-4 ${k}`, v] as const);
-  return { ...fixtureLists(EVALUATION_FIXTURE), ...Object.fromEntries(blind), ...Object.fromEntries(blind3), ...Object.fromEntries(blind4) };
+  const lists: [string, string[]][] = [];
+  for (const file of EVERYDAY_FIXTURES) {
+    for (const [k, v] of Object.entries(fixtureLists(file))) lists.push([`${fixturePrefix(file)}${k}`, v]);
+  }
+  return Object.fromEntries(lists);
 }
 
 interface FoldResult {
@@ -129,7 +138,7 @@ function render(results: readonly FoldResult[], fixture: Fixture, started: strin
     'categories reaches L2, *any* = some moderation category does), its unlabelled rows, the held-out benign prompts and',
     'the hand-written fixtures `test/fixtures/classifiers/everyday-prompts.json` and `everyday-blind.json` (never trained on; a text is flagged when',
     'some moderation category reaches L2; `everyday-blind.json` ("blind") was written after the training rows and never',
-    'used to tune them; `everyday-blind-3.json` ("blind-3") was scored once before the everyday-question rows and `everyday-blind-4.json` ("blind-4") once before the writing-help and advice rows; neither is trained on).',
+    'used to tune them; `everyday-blind-3.json` ("blind-3") was scored once before the everyday-question rows, `everyday-blind-4.json` ("blind-4") once before the writing-help and advice rows and `everyday-blind-5.json` ("blind-5") once before the planning, instruction, safety and other-language rows; none is trained on).',
     'Fixture columns: texts flagged of each list.',
     '',
     `| held out | harmful rows | recall@L2 own | recall@L2 any | family's unlabelled rows flagged | ordinary prompts flagged | injection-looking flagged | ${lists.map((l) => `${l.replace(/_/g, ' ')} (${fixture[l]?.length})`).join(' | ')} |`,
