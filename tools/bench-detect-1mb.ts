@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { buildViewSet } from '#src/detection/normalize';
 import { benignMegabyte, benignPrompt, range } from './bench-perf-lib';
-import { configureDefaultPolicy, freePort, quantile, r2, startHealthy, treeCpuMs } from './bench-procs';
+import { configureDefaultPolicy, freePort, memoryKb, quantile, r2, startHealthy, treeCpuMs } from './bench-procs';
 
 /**
  * `npm run bench:detect-1mb`: the issue-17 line "1 MB /v1/detect ≤ 100 ms" on its own, through the real
@@ -23,11 +23,15 @@ import { configureDefaultPolicy, freePort, quantile, r2, startHealthy, treeCpuMs
  * 100–600 characters) one after the other, first for BENCH_SMALL_ALONE_S (3) seconds alone, then while
  * the measured 1 MB calls run: their latency p50 / p99 alone and during says what a large text costs the
  * other requests.
+ * BENCH_POLICY (`all`): `signatures` puts every signature detector and no classifier in the policy (a
+ * detection service much faster per MB than the audit token worker: the case AUDIT_TOKEN_WORKER_MAX_PENDING_CHARS
+ * bounds). BENCH_CLIENTS (1): that many clients send the measured 1 MB calls at once, BENCH_CALLS each.
  * Calls go back to back, as in bench:perf (a call's deferred audit work overlaps the next call).
  * Prints per configuration: wall ms per call (min–max, median), CPU ms per call of the whole process
- * (all threads, per round), how many benign texts came back blocked (a timeout fails closed), the
- * 1-minute load average at each round; with BENCH_CPU_PROF, each thread's busy ms per call by stage
- * within the measured calls.
+ * (all threads, per round), 1 MB calls served per second, the process's resident memory (VmRSS, every
+ * thread; sampled every 100 ms during the measured calls: peak, and after them), how many benign texts
+ * came back blocked (a timeout fails closed), the 1-minute load average at each round; with
+ * BENCH_CPU_PROF, each thread's busy ms per call by stage within the measured calls.
  */
 
 const env = process.env;
@@ -43,6 +47,10 @@ const PROF_DIR = env.BENCH_CPU_PROF;
 const FIRST_TEXT = Number(env.BENCH_FIRST_TEXT ?? 1000);
 const SMALL = Number(env.BENCH_SMALL ?? 0);
 const SMALL_ALONE_S = Number(env.BENCH_SMALL_ALONE_S ?? 3);
+const POLICY = env.BENCH_POLICY ?? 'all';
+if (POLICY !== 'all' && POLICY !== 'signatures') throw new Error(`BENCH_POLICY must be all or signatures, not ${POLICY}`);
+const CLIENTS = Number(env.BENCH_CLIENTS ?? 1);
+if (!Number.isInteger(CLIENTS) || CLIENTS < 1) throw new Error(`BENCH_CLIENTS must be a positive integer, not ${env.BENCH_CLIENTS}`);
 
 const pairs = (config: string): Record<string, string> =>
   Object.fromEntries(config.split(/\s+/).filter(Boolean).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
@@ -59,6 +67,11 @@ interface Round {
   window: [number, number];
   /** With BENCH_SMALL: small calls' latencies (ms), alone and during the measured 1 MB calls. */
   small?: { alone: number[]; during: number[] };
+  /** Measured 1 MB calls answered per second (all clients). */
+  perSecond: number;
+  /** VmRSS (MB, every thread): the highest sample during the measured calls, and after them (SETTLE_MS later). */
+  rssPeak: number;
+  rssAfter: number;
 }
 
 /** BENCH_SMALL clients sending small /v1/detect calls back to back until `stop()`; resolves to their latencies (ms). */
@@ -107,39 +120,57 @@ async function round(config: string, profDir: string | undefined, firstText: num
   const gw = await startHealthy(args, gwEnv, [`${gateway}/health`, `http://127.0.0.1:${sensorPort}/health`], 180_000);
   try {
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    await configureDefaultPolicy(gateway, auth, (types) => types.map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })));
-    const out: Round = { wall: [], cpu: 0, blocked: 0, multiView: 0, load: loadavg()[0] as number, window: [0, 0] };
-    const texts = Array.from({ length: CALLS + 1 }, (_, i) => benignMegabyte(firstText + i));
+    await configureDefaultPolicy(gateway, auth, (types) =>
+      types
+        .filter((t) => POLICY === 'all' || !['prompt_defense', 'content_moderation'].includes(t.category))
+        .map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })),
+    );
+    const out: Round = { wall: [], cpu: 0, blocked: 0, multiView: 0, load: loadavg()[0] as number, window: [0, 0], perSecond: 0, rssPeak: 0, rssAfter: 0 };
+    const texts = Array.from({ length: CALLS * CLIENTS + 1 }, (_, i) => benignMegabyte(firstText + i));
     const bodies = texts.map((content) => JSON.stringify({ content, direction: 'input' }));
     out.multiView = texts.slice(1).filter((t) => buildViewSet(t).views.length > 1).length;
-    let cpu0 = 0;
-    let small: ReturnType<typeof smallLoad> | undefined;
-    // Back to back, as bench:perf sends them; the first call warms up.
-    for (let i = 0; i <= CALLS; i++) {
-      if (i === 1) {
-        await new Promise((r) => setTimeout(r, SETTLE_MS));
-        if (SMALL > 0) {
-          const alone = smallLoad(gateway, auth, firstText * 1000);
-          await new Promise((r) => setTimeout(r, SMALL_ALONE_S * 1000));
-          out.small = { alone: await alone.stop(), during: [] };
-          small = smallLoad(gateway, auth, firstText * 1000 + 500_000);
-        }
-        cpu0 = treeCpuMs(gw.child.pid!);
-        out.window[0] = micros();
-      }
+    const call = async (i: number): Promise<void> => {
       const t0 = process.hrtime.bigint();
       const res = await request(`${gateway}/v1/detect`, { method: 'POST', headers: auth, body: bodies[i], headersTimeout: 120_000, bodyTimeout: 120_000 });
       const text = await res.body.text();
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (res.statusCode !== 200) throw new Error(`/v1/detect answered ${res.statusCode}: ${text.slice(0, 300)}`);
-      if (i === 0) continue;
+      if (i === 0) return;
       if (text.includes('"blocked":true')) out.blocked++;
       out.wall.push(r2(ms));
+    };
+    // The first call warms up.
+    await call(0);
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    let small: ReturnType<typeof smallLoad> | undefined;
+    if (SMALL > 0) {
+      const alone = smallLoad(gateway, auth, firstText * 1000);
+      await new Promise((r) => setTimeout(r, SMALL_ALONE_S * 1000));
+      out.small = { alone: await alone.stop(), during: [] };
+      small = smallLoad(gateway, auth, firstText * 1000 + 500_000);
     }
+    const rssMb = () => r2(memoryKb(gw.child.pid!).rss / 1024);
+    const sampler = setInterval(() => (out.rssPeak = Math.max(out.rssPeak, rssMb())), 100);
+    const cpu0 = treeCpuMs(gw.child.pid!);
+    out.window[0] = micros();
+    const t0 = performance.now();
+    try {
+      // Each client sends its calls back to back, as bench:perf sends them (texts 1 + c·CALLS …).
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async (_, c) => {
+          for (let k = 0; k < CALLS; k++) await call(1 + c * CALLS + k);
+        }),
+      );
+    } finally {
+      clearInterval(sampler);
+    }
+    out.perSecond = r2((CALLS * CLIENTS) / ((performance.now() - t0) / 1000));
+    out.rssPeak = Math.max(out.rssPeak, rssMb());
     if (small && out.small) out.small.during = await small.stop();
     await new Promise((r) => setTimeout(r, SETTLE_MS));
+    out.rssAfter = rssMb();
     out.window[1] = micros();
-    out.cpu = r2((treeCpuMs(gw.child.pid!) - cpu0) / CALLS);
+    out.cpu = r2((treeCpuMs(gw.child.pid!) - cpu0) / (CALLS * CLIENTS));
     return out;
   } finally {
     const exited = new Promise((r) => gw.child.once('exit', r));
@@ -225,14 +256,14 @@ async function main(): Promise<void> {
     for (const config of CONFIGS) {
       const profDir = PROF_DIR ? join(PROF_DIR, `${r}-${config.replace(/[^A-Za-z0-9=_-]+/g, '_') || 'default'}`) : undefined;
       if (profDir) mkdirSync(profDir, { recursive: true });
-      const res = await round(config, profDir, FIRST_TEXT + (r - 1) * (CALLS + 1));
+      const res = await round(config, profDir, FIRST_TEXT + (r - 1) * (CALLS * CLIENTS + 1));
       results.get(config)!.push(res);
-      process.stderr.write(`round ${r} [${config || 'defaults'}]: wall ${res.wall.join(', ')} ms; CPU ${res.cpu} ms per call; ${res.multiView} with a canonical view; ${res.blocked} blocked; load ${res.load.toFixed(2)}${res.small ? `; small calls ${smallSummary(res.small.alone)} alone, ${smallSummary(res.small.during)} during` : ''}\n`);
+      process.stderr.write(`round ${r} [${config || 'defaults'}]: wall ${res.wall.join(', ')} ms; CPU ${res.cpu} ms per call; ${res.perSecond} calls/s; RSS peak ${res.rssPeak} MB, after ${res.rssAfter} MB; ${res.multiView} with a canonical view; ${res.blocked} blocked; load ${res.load.toFixed(2)}${res.small ? `; small calls ${smallSummary(res.small.alone)} alone, ${smallSummary(res.small.during)} during` : ''}\n`);
       if (profDir) {
         for (const f of readdirSync(profDir).filter((x) => x.endsWith('.cpuprofile')).sort()) {
           const { total, byStage } = stages(join(profDir, f), res.window);
           if (total < 5 * CALLS) continue;
-          const calls = CALLS;
+          const calls = CALLS * CLIENTS;
           const rows = [...byStage].filter(([s]) => s !== '(idle)').sort((a, b) => b[1] - a[1]);
           process.stdout.write(`\n${f} (one thread): ${Math.round(total / calls)} ms busy per call over the ${calls} measured calls\n`);
           for (const [s, ms] of rows) if (ms >= 1) process.stdout.write(`  ${s.padEnd(56)} ${Math.round(ms / calls).toString().padStart(6)} ms/call\n`);
@@ -240,7 +271,9 @@ async function main(): Promise<void> {
       }
     }
   }
-  process.stdout.write(`\n1 MB /v1/detect, ${ROUNDS} round(s) × ${CALLS} calls per configuration (after one warm-up each):\n`);
+  process.stdout.write(
+    `\n1 MB /v1/detect, ${ROUNDS} round(s) × ${CLIENTS > 1 ? `${CLIENTS} clients × ` : ''}${CALLS} calls per configuration (after one warm-up each), policy: ${POLICY === 'all' ? 'every detector type' : 'every signature detector, no classifier'}:\n`,
+  );
   for (const [config, rounds] of results) {
     const wall = rounds.flatMap((x) => x.wall);
     const cpu = rounds.map((x) => x.cpu);
@@ -248,7 +281,7 @@ async function main(): Promise<void> {
     const multiView = rounds.reduce((n, x) => n + x.multiView, 0);
     const small = rounds[0]?.small ? `; small calls (${SMALL} clients) ${smallSummary(rounds.flatMap((x) => x.small!.alone))} alone, ${smallSummary(rounds.flatMap((x) => x.small!.during))} during the 1 MB calls` : '';
     process.stdout.write(
-      `  [${config || 'defaults'}] wall ${range(wall, { unit: ' ms' })}; CPU of the process per call ${range(cpu, { unit: ' ms' })}; ${multiView} of ${wall.length} texts with a canonical view; ${blocked} blocked; load average (1 min) ${rounds.map((x) => x.load.toFixed(1)).join(' / ')}${small}\n`,
+      `  [${config || 'defaults'}] wall ${range(wall, { unit: ' ms' })}; CPU of the process per call ${range(cpu, { unit: ' ms' })}; ${range(rounds.map((x) => x.perSecond))} calls/s; RSS peak ${range(rounds.map((x) => x.rssPeak), { unit: ' MB' })}, after the calls ${range(rounds.map((x) => x.rssAfter), { unit: ' MB' })}; ${multiView} of ${wall.length} texts with a canonical view; ${blocked} blocked; load average (1 min) ${rounds.map((x) => x.load.toFixed(1)).join(' / ')}${small}\n`,
     );
   }
 }
