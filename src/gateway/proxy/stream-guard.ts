@@ -60,13 +60,23 @@ interface FieldStream {
   fields: StreamFieldLayout;
 }
 
+/**
+ * An event waiting for the scan of its text: released once each detection stream it wrote to has released
+ * up to where its piece ended. Most events carry one piece (or none), kept inline; the rest in `more`
+ * (thousands of events are held at 1,024 concurrent streams, so no array per event for the usual case).
+ */
 interface Held {
   raw: string;
-  ends: Array<[stream: string, offset: number]>;
+  /** The detection stream of the event's first piece (undefined: the event carries no text). */
+  key: string | undefined;
+  end: number;
+  more: Array<[stream: string, offset: number]> | undefined;
 }
 
 /** Detection streams one response may open (choices and tool calls); past it the stream fails closed. */
 export const MAX_FIELD_STREAMS = 128;
+/** Distinct keys and paths one guard keeps a single copy of (a stream names a few: its choices' fields, its tool calls). */
+const MAX_INTERNED = 2 * MAX_FIELD_STREAMS;
 
 export class StreamGuard {
   /** Detection streams by key (`choices[i]`, the path of a tool call's arguments, `message`). */
@@ -78,6 +88,7 @@ export class StreamGuard {
   private readonly matches = new CategoryMatches();
   /** Updates whose findings were collected (finish() applies the last update again). */
   private readonly collected = new WeakSet<DetectStreamUpdate>();
+  private readonly interned = new Map<string, string>();
   blocked = false;
   blockReason = '';
 
@@ -95,11 +106,19 @@ export class StreamGuard {
 
   /** Feeds one upstream event. Rejects if the detection stream failed (the caller applies the fail mode). */
   async push(event: SseEvent, parsed: unknown): Promise<void> {
-    const ends: Held['ends'] = [];
-    for (const { key, path, text, json } of this.o.texts(parsed)) {
-      ends.push([key, await this.write(key, path, json ? this.unescaper(key, path).write(text) : text)]);
+    const held: Held = { raw: event.raw, key: undefined, end: 0, more: undefined };
+    for (const t of this.o.texts(parsed)) {
+      // Every event of a stream names the same few keys and paths, each built anew from the chunk: one
+      // copy of each is kept, not one per held event (about 1 MB at 1,024 concurrent streams).
+      const key = this.intern(t.key);
+      const path = this.intern(t.path);
+      const end = await this.write(key, path, t.json ? this.unescaper(key, path).write(t.text) : t.text);
+      if (held.key === undefined) {
+        held.key = key;
+        held.end = end;
+      } else (held.more ??= []).push([key, end]);
     }
-    this.held.push({ raw: event.raw, ends });
+    this.held.push(held);
     this.releaseReady();
   }
 
@@ -130,6 +149,14 @@ export class StreamGuard {
     c.written += separator.length + text.length;
     await c.stream.write(separator + text);
     return c.written;
+  }
+
+  /** The first copy of an equal key or path string (at most MAX_INTERNED of them; past that, the string itself). */
+  private intern(s: string): string {
+    const seen = this.interned.get(s);
+    if (seen !== undefined) return seen;
+    if (this.interned.size < MAX_INTERNED) this.interned.set(s, s);
+    return s;
   }
 
   private unescaper(key: string, path: string): JsonStringUnescaper {
@@ -181,11 +208,17 @@ export class StreamGuard {
     this.releaseReady();
   }
 
+  /** Whether the detection stream `key` has released its text up to `end`. */
+  private scanned(key: string, end: number): boolean {
+    return (this.streams.get(key)?.released ?? 0) >= end;
+  }
+
   private releaseReady(): void {
     let released = false;
     while (!this.blocked && this.held.length > 0) {
       const next = this.held[0]!;
-      if (!next.ends.every(([key, end]) => (this.streams.get(key)?.released ?? 0) >= end)) break;
+      if (next.key !== undefined && !this.scanned(next.key, next.end)) break;
+      if (next.more && !next.more.every(([key, end]) => this.scanned(key, end))) break;
       this.held.shift();
       this.o.release(next.raw);
       released = true;

@@ -141,8 +141,10 @@ export class StreamFieldLayout {
    */
   separatorBefore(path: string): string {
     const last = this.layout.last;
+    // The usual case, a stream's next piece of the field it is in, without building the kinds.
+    if (!last || last.path === path) return '';
     const kind = (p: string) => p.replace(/\[\d+\]/g, '[]');
-    return last && kind(last.path) !== kind(path) ? FIELD_SEPARATOR : '';
+    return kind(last.path) !== kind(path) ? FIELD_SEPARATOR : '';
   }
 
   /** Records text appended to the stream that belongs to no field (a separator). */

@@ -180,4 +180,36 @@ describe('StreamGuard: matches of a streamed answer', () => {
     expect(guard.blocked).toBe(true);
     expect(released).toEqual([role.raw]);
   });
+
+  it('holds an event that carries text of several detection streams until every one of them released its piece', async () => {
+    // Streams whose releases the test drives: each write is taken at once, nothing is released until update() says so.
+    const opened: Array<{ onUpdate: (u: DetectStreamUpdate) => void; written: number }> = [];
+    const update = (i: number, releasedUpTo: number) =>
+      opened[i]!.onUpdate({ findings: [], newCategories: [], releasedUpTo, received: opened[i]!.written, blocked: false, categories: [], blockReason: '', outcomes: [], scanned: true, allowListed: false, done: false, elapsedMs: 0 });
+    const detection: DetectionClient = {
+      ...inProcessDetection(),
+      detectStream: (o) => {
+        const s = { onUpdate: o.onUpdate!, written: 0 };
+        opened.push(s);
+        return { write: async (t: string) => void (s.written += t.length), end: async () => undefined as never, cancel: () => undefined, latest: undefined, [Symbol.asyncIterator]: () => { throw new Error('not used'); } };
+      },
+    };
+    const released: string[] = [];
+    const policy = policyFixture({ outputDetectors: [{ detector_type: 'pii/email', threshold: 'L2', action: 'block' }] });
+    const guard = new StreamGuard({ detection, policy, windowChars: 256, texts: chatStreamTexts(), release: (raw) => released.push(raw) });
+    // One event with the content of two choices (two detection streams), then one of choice 1 alone, then one without text.
+    const both = event(chunk([{ index: 0, delta: { content: 'abc' } }, { index: 1, delta: { content: 'defgh' } }]));
+    const second = event(chunk([{ index: 1, delta: { content: 'ij' } }]));
+    const empty = event(chunk([{ index: 0, delta: {} }]));
+    for (const e of [both, second, empty]) await guard.push(e, JSON.parse(e.data));
+    expect(opened).toHaveLength(2);
+    update(0, 3); // choice 0 scanned; choice 1 not yet
+    expect(released).toEqual([]);
+    update(1, 4); // choice 1 scanned short of the first event's end (5)
+    expect(released).toEqual([]);
+    update(1, 5);
+    expect(released).toEqual([both.raw]);
+    update(1, 7); // the second event's text, and the text-less event after it
+    expect(released).toEqual([both.raw, second.raw, empty.raw]);
+  });
 });
