@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { configureDefaultPolicy, freePort, quantile, r2, start, startHealthy } from './bench-procs';
+import { chatBody, envPairs } from './bench-perf-lib';
+import { benchStartSettings } from './start-settings';
+
+/**
+ * `npm run bench:c1-gc`: which latency outliers at concurrency 1 are garbage-collection pauses (issue 17, the p99
+ * line). Starts `node dist/main.js all` as bench:perf does (npm start's process settings, embedded database, fresh
+ * DATA_DIR, every detector type on input and output at L2, block; the fake upstream), warms it up with
+ * BENCH_WARMUP_S (5) seconds at 32 connections, then sends BENCH_SEQUENTIAL (600) chat completions one at a time.
+ * A `--require` probe records every GC pause of every thread (a `gc` PerformanceObserver per thread: start,
+ * duration, kind). Prints the latency p50 / p90 / p99 / max, each thread's pauses during the sequential requests
+ * (count, total, longest, by kind), and for the slowest BENCH_SLOWEST_PCT (2) % of the requests the pauses that
+ * overlap each.
+ *
+ * Settings (environment): BENCH_RUNS (1), BENCH_OURS_ENV (`KEY=value …` for the measured process),
+ * BENCH_NODE_ARGS and BENCH_START_SETTINGS (as for bench:perf; e.g. `--trace-gc-nvp` to see each scavenge's
+ * survivors: the process's stdout is dropped, so run it by hand for that).
+ */
+
+const env = process.env;
+const RUNS = Number(env.BENCH_RUNS ?? 1);
+const SEQUENTIAL = Number(env.BENCH_SEQUENTIAL ?? 600);
+const WARMUP_S = Number(env.BENCH_WARMUP_S ?? 5);
+const SLOWEST_PCT = Number(env.BENCH_SLOWEST_PCT ?? 2);
+const START = benchStartSettings(env);
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { average: number } }>;
+
+/** Loaded with --require into every thread of the measured process (workers inherit it): appends each GC pause to GC_TIMELINE. */
+const PROBE = `'use strict';
+const { appendFileSync } = require('node:fs');
+const { PerformanceObserver, performance } = require('node:perf_hooks');
+const wt = require('node:worker_threads');
+const file = process.env.GC_TIMELINE;
+if (file) {
+  const role = () => {
+    if (wt.isMainThread) return 'main';
+    const keys = Object.keys(require('node:module')._cache).join('\\n');
+    if (/@electric-sql[\\\\/]pglite/.test(keys)) return 'database';
+    if (/detection-worker\\.js/.test(keys)) return 'detection';
+    if (/builtin-pool\\.js/.test(keys)) return 'classifier';
+    if (/token-counter\\.js/.test(keys)) return 'token';
+    return 'worker';
+  };
+  let pending = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pending.push((performance.timeOrigin + e.startTime).toFixed(3) + ' ' + e.duration.toFixed(3) + ' ' + (e.detail ? e.detail.kind : e.kind));
+  }).observe({ entryTypes: ['gc'] });
+  setInterval(() => {
+    if (pending.length === 0) return;
+    const r = role();
+    appendFileSync(file, pending.map((p) => r + ' ' + p + '\\n').join(''));
+    pending = [];
+  }, 100).unref();
+}
+`;
+
+interface Pause {
+  thread: string;
+  at: number;
+  ms: number;
+  kind: string;
+}
+
+const KINDS: Record<string, string> = { '1': 'scavenge', '2': 'minor mark-compact', '4': 'mark-compact', '8': 'incremental marking', '16': 'weak callbacks' };
+
+async function oneRun(run: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-c1-gc-'));
+  const probe = join(dir, 'probe.cjs');
+  const timeline = join(dir, 'gc.txt');
+  writeFileSync(probe, PROBE);
+  writeFileSync(timeline, '');
+  const procs: Array<{ kill: (s: NodeJS.Signals) => void }> = [];
+  try {
+    const up = await start(['dist/tools/bench-upstream.js'], { STREAM_EVENTS: '10', STREAM_GAP_MS: '2' }, /PORT (\d+)/);
+    procs.push(up.child);
+    const upstream = `http://127.0.0.1:${up.match[1]}`;
+    const [port, sensorPort] = [await freePort(), await freePort()];
+    const key = `svc_sk_${randomBytes(24).toString('hex').slice(0, 40)}`;
+    const gwEnv = {
+      PORT: String(port), SENSOR_PORT: String(sensorPort), DETECTION_ADDRESS: '127.0.0.1:0', DATA_DIR: join(dir, 'data'), BOOTSTRAP_API_KEY: key,
+      OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL: 'info',
+      PLATFORM_TRAFFIC_RPM: '10000000', GC_TIMELINE: timeline,
+      ...START.env,
+      ...envPairs(env.BENCH_OURS_ENV),
+    };
+    const gateway = `http://127.0.0.1:${port}`;
+    const gw = await startHealthy([...START.nodeArgs, '--require', probe, 'dist/main.js', 'all'], gwEnv, [`${gateway}/health`, `http://127.0.0.1:${sensorPort}/health`], 180_000);
+    procs.push(gw.child);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    await configureDefaultPolicy(gateway, headers, (types) => types.map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })));
+    if (WARMUP_S > 0) await autocannon({ url: `${gateway}/v1/chat/completions`, method: 'POST', headers, body: chatBody(1), connections: 32, duration: WARMUP_S });
+
+    const agent = new Agent({ connections: 1 });
+    const spans: Array<[number, number]> = [];
+    const now = () => performance.timeOrigin + performance.now();
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      const t0 = now();
+      const res = await request(`${gateway}/v1/chat/completions`, { method: 'POST', headers, body: chatBody(100_000 + i), dispatcher: agent });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`chat completion answered ${res.statusCode}: ${text.slice(0, 300)}`);
+      spans.push([t0, now()]);
+    }
+    await new Promise((r) => setTimeout(r, 300)); // the probes' last writes
+    await agent.close();
+
+    const [first, last] = [spans[0]![0], spans.at(-1)![1]];
+    const pauses: Pause[] = readFileSync(timeline, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [thread, at, ms, kind] = l.split(' ');
+        return { thread: thread!, at: Number(at), ms: Number(ms), kind: KINDS[kind!] ?? `kind ${kind}` };
+      })
+      .filter((p) => p.at + p.ms >= first && p.at <= last);
+    const latency = spans.map(([a, b]) => b - a);
+    const sorted = [...latency].sort((a, b) => a - b);
+    const q = (p: number) => r2(quantile(sorted, p));
+    console.log(`\nrun ${run}: ${SEQUENTIAL} chat completions at concurrency 1: p50 ${q(0.5)} / p90 ${q(0.9)} / p99 ${q(0.99)} / max ${r2(sorted.at(-1)!)} ms (client side, the fake upstream included)`);
+    const groups = new Map<string, number[]>();
+    for (const p of pauses) (groups.get(`${p.thread} ${p.kind}`) ?? groups.set(`${p.thread} ${p.kind}`, []).get(`${p.thread} ${p.kind}`)!).push(p.ms);
+    console.log('GC pauses during them, per thread and kind:');
+    for (const [k, ms] of [...groups].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0))) {
+      console.log(`  ${k.padEnd(36)} ${String(ms.length).padStart(5)} pauses, ${r2(ms.reduce((x, y) => x + y, 0))} ms in all, longest ${r2(Math.max(...ms))} ms`);
+    }
+    const cut = quantile(sorted, 1 - SLOWEST_PCT / 100);
+    const overlapping = (a: number, b: number) => pauses.filter((p) => p.at < b && p.at + p.ms > a);
+    const slow = spans.map(([a, b], i) => ({ a, b, ms: latency[i]! })).filter((x) => x.ms >= cut);
+    let withPause = 0;
+    for (const s of slow) {
+      const over = overlapping(s.a, s.b);
+      if (over.length) withPause++;
+      console.log(`  slow ${r2(s.ms)} ms: ${over.map((p) => `${p.thread} ${p.kind} ${r2(p.ms)} ms`).join(', ') || 'no GC pause'}`);
+    }
+    const anyPause = spans.filter(([a, b]) => overlapping(a, b).length > 0).length;
+    console.log(`slowest ${SLOWEST_PCT}% (${slow.length} requests): ${withPause} overlap a GC pause of some thread; of all ${SEQUENTIAL} requests, ${anyPause} do`);
+  } finally {
+    for (const p of procs.reverse()) p.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`bench:c1-gc: this project's process: node ${START.nodeArgs.join(' ')} dist/main.js all${START.enabled ? " (npm start's process settings)" : ''}`);
+  for (let r = 1; r <= RUNS; r++) await oneRun(r);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
