@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import type { DetectionAdmission } from './detection-admission';
+import { decodeDetectResult } from './detect-response-decoder';
 import { openDetectStream, type DetectStream, type DetectStreamOptions } from './detection-stream';
 import { AppError, invalidRequest } from './errors';
 import { UnaryChannel } from './grpc-unary';
@@ -8,7 +9,6 @@ import type { Action, DetectionPolicy, DetectorEntry, Direction, MatchList } fro
 import { REQUEST_ID_METADATA_KEY, validRequestId } from './request-id';
 import {
   ACTION_TO_PROTO,
-  actionFromProto,
   DETECTION_MAX_MESSAGE_BYTES,
   DETECTION_MAX_TEXT_BYTES,
   DETECTION_SERVICE_NAME,
@@ -17,7 +17,6 @@ import {
   DIRECTION_TO_PROTO,
   FAIL_MODE_TO_PROTO,
   MATCH_TYPE_TO_PROTO,
-  outcomeFromProto,
   POLICY_MODE_TO_PROTO,
   THRESHOLD_TO_PROTO,
   type FailMode,
@@ -217,7 +216,7 @@ export function createDetectionClient(options: DetectionClientOptions): Detectio
       try {
         const requestId = validRequestId(req.requestId);
         const metadata = requestId ? { [REQUEST_ID_METADATA_KEY]: requestId } : undefined;
-        return fromProtoResponse(await call(detectWireMethod, encoded, options.timeoutMs, channel, metadata));
+        return await call(detectWireMethod, encoded, options.timeoutMs, channel, metadata);
       } finally {
         release?.();
       }
@@ -298,9 +297,11 @@ function unavailable(cause: unknown): AppError {
  * Detect with the request already encoded (serializeDetectRequest): the same method and wire bytes,
  * without re-encoding the policy on every call.
  */
-const detectWireMethod: grpc.MethodDefinition<Buffer, ProtoDetectResponse> = {
-  ...(detectMethod as unknown as grpc.MethodDefinition<Buffer, ProtoDetectResponse>),
+const detectWireMethod: grpc.MethodDefinition<Buffer, DetectResult> = {
+  ...(detectMethod as unknown as grpc.MethodDefinition<Buffer, DetectResult>),
   requestSerialize: (encoded: Buffer) => encoded,
+  // Straight into the gateway's shape (detect-response-decoder.ts), not through protobufjs' objects.
+  responseDeserialize: decodeDetectResult,
 };
 
 /** The encoded `config` field of a policy, per policy object and cache key (see serializeDetectRequest). */
@@ -360,21 +361,5 @@ function toProtoMatchList(list: MatchList): ProtoMatchList {
   return { entries: list.entries, match_type: MATCH_TYPE_TO_PROTO[list.match_type] };
 }
 
-// ---- proto → friendly (values a newer server might add fall back to the safe reading) ----
+// proto → friendly: detect-response-decoder.ts (values a newer server might add fall back to the safe reading).
 
-function fromProtoResponse(r: ProtoDetectResponse): DetectResult {
-  return {
-    blocked: r.blocked,
-    scanned: r.scanned,
-    allowListed: r.allow_listed,
-    categories: r.categories.map((c) => ({
-      type: c.type,
-      confidence: c.confidence,
-      action: actionFromProto(c.action) ?? 'block',
-    })),
-    findings: r.findings.map(({ type, confidence, start, end, fired, signal }) => ({ type, confidence, start, end, fired, signal })),
-    outcomes: r.outcomes.map(outcomeFromProto),
-    blockReason: r.block_reason,
-    elapsedMs: r.elapsed_ms,
-  };
-}

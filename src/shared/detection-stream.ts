@@ -1,16 +1,15 @@
 import * as grpc from '@grpc/grpc-js';
 import type { DetectCategory, DetectFinding, DetectorOutcome } from './detection-client';
 import type { DetectionAdmission } from './detection-admission';
+import { decodeDetectStreamUpdate } from './detect-response-decoder';
 import { DetectStreamWriter } from './detection-stream-writer';
 import { AppError, invalidRequest } from './errors';
 import type { DetectionPolicy, Direction } from './policy';
 import { REQUEST_ID_METADATA_KEY, validRequestId } from './request-id';
 import {
-  actionFromProto,
   detectionStreamMethod,
   DIRECTION_TO_PROTO,
   FAIL_MODE_TO_PROTO,
-  outcomeFromProto,
   STREAM_RELEASE_TO_PROTO,
   type FailMode,
   type ProtoDetectorConfig,
@@ -135,15 +134,16 @@ function requestMetadata(requestId: string | undefined): grpc.Metadata {
 }
 
 export function openDetectStream({ client, options, toProtoConfig, toAppError, admission, stepTimeoutMs }: OpenDetectStreamArgs): DetectStream {
-  const call = client.makeBidiStreamRequest<ProtoDetectStreamRequest, ProtoDetectStreamResponse>(
+  const call = client.makeBidiStreamRequest<ProtoDetectStreamRequest, DetectStreamUpdate>(
     streamMethod.path,
     streamMethod.requestSerialize,
-    streamMethod.responseDeserialize,
+    // Straight into the gateway's shape (detect-response-decoder.ts), not through protobufjs' objects.
+    decodeDetectStreamUpdate,
     requestMetadata(options.requestId),
     { deadline: Date.now() + (options.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS) },
   );
   const state = new StreamState(options.onUpdate);
-  call.on('data', (r: ProtoDetectStreamResponse) => state.push(fromProtoStreamResponse(r)));
+  call.on('data', (u: DetectStreamUpdate) => state.push(u));
   call.on('error', (err: grpc.ServiceError) => state.fail(err.code === grpc.status.CANCELLED && state.cancelled ? err : toAppError(err)));
   call.on('end', () => state.close());
 
@@ -297,24 +297,3 @@ class StreamState {
   }
 }
 
-function fromProtoStreamResponse(r: ProtoDetectStreamResponse): DetectStreamUpdate {
-  const category = (c: ProtoDetectStreamResponse['categories'][number]): DetectCategory => ({
-    type: c.type,
-    confidence: c.confidence,
-    action: actionFromProto(c.action) ?? 'block',
-  });
-  return {
-    findings: r.findings.map(({ type, confidence, start, end, fired, signal }) => ({ type, confidence, start, end, fired, signal })),
-    newCategories: r.new_categories.map(category),
-    releasedUpTo: Number(r.released_up_to),
-    received: Number(r.received),
-    blocked: r.blocked,
-    categories: r.categories.map(category),
-    blockReason: r.block_reason,
-    outcomes: r.outcomes.map(outcomeFromProto),
-    scanned: r.scanned,
-    allowListed: r.allow_listed,
-    done: r.done,
-    elapsedMs: r.elapsed_ms,
-  };
-}
