@@ -12,32 +12,27 @@ import {
   type MatchList,
 } from '../shared/policy';
 import {
-  ACTION_TO_PROTO,
   actionFromProto,
   DETECTION_MAX_TEXT_BYTES,
   directionFromProto,
-  FAIL_MODE_TO_PROTO,
   failModeFromProto,
   streamReleaseFromProto,
   matchTypeFromProto,
-  OUTCOME_STATUS_TO_PROTO,
   policyModeFromProto,
   thresholdFromProto,
   type ProtoDetectorConfig,
   type ProtoDetectorEntry,
   type ProtoDetectRequest,
-  type ProtoDetectResponse,
-  type ProtoDetectStreamResponse,
   type ProtoDetectStreamStart,
   type ProtoMatchList,
 } from '../shared/proto';
 import type { CompiledConfig, EvaluateInput } from './engine';
-import type { StreamScannerOptions, StreamUpdate } from './stream-scanner';
+import type { StreamScannerOptions } from './stream-scanner';
 
 /**
  * The gRPC edge of the engine: validates a decoded DetectRequest into EvaluateInput (every problem is an
- * invalid_request AppError, which the server turns into INVALID_ARGUMENT) and renders a DetectResult
- * as DetectResponse. Bounds on lists and patterns are the shared policy schemas', so a configuration the
+ * invalid_request AppError, which the server turns into INVALID_ARGUMENT); answers are written by
+ * shared/detect-response-wire.ts. Bounds on lists and patterns are the shared policy schemas', so a configuration the
  * management API accepts is accepted here, and nothing much larger.
  */
 
@@ -177,53 +172,3 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
   throw invalidRequest(`${where}${path}: ${issue?.message ?? 'invalid value'}`);
 }
 
-export function toProtoResponse(result: DetectResult): ProtoDetectResponse {
-  return {
-    blocked: result.blocked,
-    categories: result.categories.map((c) => ({
-      type: c.type,
-      confidence: c.confidence,
-      action: ACTION_TO_PROTO[c.action],
-    })),
-    findings: result.findings.map((f) => ({ ...f })),
-    outcomes: result.outcomes.map((o) => ({
-      type: o.type,
-      status: OUTCOME_STATUS_TO_PROTO[o.status],
-      message: o.message,
-      elapsed_ms: o.elapsedMs,
-      fail_mode: FAIL_MODE_TO_PROTO[o.failMode],
-    })),
-    scanned: result.scanned,
-    allow_listed: result.allowListed,
-    elapsed_ms: result.elapsedMs,
-    block_reason: result.blockReason,
-  };
-}
-
-export function toProtoStreamResponse(update: StreamUpdate): ProtoDetectStreamResponse {
-  const category = (c: StreamUpdate['categories'][number]) => ({
-    type: c.type,
-    confidence: c.confidence,
-    action: ACTION_TO_PROTO[c.action],
-  });
-  return {
-    findings: update.findings.map((f) => ({ ...f })),
-    new_categories: update.newCategories.map(category),
-    released_up_to: update.releasedUpTo,
-    received: update.received,
-    blocked: update.blocked,
-    categories: update.categories.map(category),
-    block_reason: update.blockReason,
-    outcomes: update.outcomes.map((o) => ({
-      type: o.type,
-      status: OUTCOME_STATUS_TO_PROTO[o.status],
-      message: o.message,
-      elapsed_ms: o.elapsedMs,
-      fail_mode: FAIL_MODE_TO_PROTO[o.failMode],
-    })),
-    scanned: update.scanned,
-    allow_listed: update.allowListed,
-    done: update.done,
-    elapsed_ms: update.elapsedMs,
-  };
-}

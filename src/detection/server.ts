@@ -5,7 +5,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
-import { ERROR_CODE_METADATA_KEY } from '../shared/detection-client';
+import { ERROR_CODE_METADATA_KEY, type DetectResult } from '../shared/detection-client';
+import { encodeDetectResult, encodeDetectStreamUpdate } from '../shared/detect-response-wire';
 import { invalidRequest, isAppError } from '../shared/errors';
 import { REQUEST_ID_METADATA_KEY, validRequestId } from '../shared/request-id';
 import {
@@ -31,8 +32,6 @@ import {
   fromProtoConfig,
   fromProtoRequest,
   fromProtoStreamStart,
-  toProtoResponse,
-  toProtoStreamResponse,
   type ConfigResolver,
 } from './request-mapper';
 import { StreamScanner, type StreamUpdate } from './stream-scanner';
@@ -110,6 +109,8 @@ function serviceDefinition(cache: ConfigCache): grpc.ServiceDefinition {
     ...detectionServiceDefinition,
     Detect: {
       ...detect,
+      // Written straight from the engine's result (shared/detect-response-wire.ts), not through proto-loader's objects.
+      responseSerialize: encodeDetectResult,
       requestDeserialize: (buf: Buffer): Decoded<ProtoDetectRequest> => {
         const range = cache.enabled ? findField(buf, DETECT_CONFIG_FIELD) : undefined;
         if (!range) return { message: decodeDetect(buf), config: NO_LOOKUP };
@@ -119,6 +120,7 @@ function serviceDefinition(cache: ConfigCache): grpc.ServiceDefinition {
     },
     DetectStream: {
       ...stream,
+      responseSerialize: encodeDetectStreamUpdate,
       requestDeserialize: (buf: Buffer): Decoded<ProtoDetectStreamRequest> => {
         const start = cache.enabled ? findField(buf, STREAM_START_FIELD) : undefined;
         const range = start ? findField(buf, STREAM_START_CONFIG_FIELD, start.valueStart, start.end) : undefined;
@@ -147,9 +149,9 @@ export function buildDetectionServer(options: BuildDetectionServerOptions = {}):
   const metrics = options.metrics;
   metrics?.watchConfigCache(configCache);
 
-  const detect: grpc.handleUnaryCall<Decoded<ProtoDetectRequest>, ProtoDetectResponse> = (call, callback) => {
+  const detect: grpc.handleUnaryCall<Decoded<ProtoDetectRequest>, DetectResult> = (call, callback) => {
     const { message, config } = call.request;
-    const work = async () => toProtoResponse(await engine.evaluate(fromProtoRequest(message, configResolver(configCache, engine, config))));
+    const work = async () => engine.evaluate(fromProtoRequest(message, configResolver(configCache, engine, config)));
     respond({ method: 'Detect', logger: withRequestId(logger, call.metadata), callback, work, metrics });
   };
   const listDetectorTypes: grpc.handleUnaryCall<ProtoListDetectorTypesRequest, ProtoListDetectorTypesResponse> = (
@@ -159,7 +161,7 @@ export function buildDetectionServer(options: BuildDetectionServerOptions = {}):
     const work = async () => ({ detector_types: registry.listDetectorTypes() });
     respond({ method: 'ListDetectorTypes', logger, callback, work, metrics });
   };
-  const detectStream: grpc.handleBidiStreamingCall<Decoded<ProtoDetectStreamRequest>, ProtoDetectStreamResponse> = (call) =>
+  const detectStream: grpc.handleBidiStreamingCall<Decoded<ProtoDetectStreamRequest>, StreamUpdate> = (call) =>
     serveStream({ call, engine, logger: withRequestId(logger, call.metadata), metrics, resolver: (lookup) => configResolver(configCache, engine, lookup) });
   server.addService(serviceDefinition(configCache), {
     Detect: detect,
@@ -217,7 +219,7 @@ function respond<Res>({ method, logger, callback, work, metrics }: RespondArgs<R
   );
 }
 
-type StreamCall = grpc.ServerDuplexStream<Decoded<ProtoDetectStreamRequest>, ProtoDetectStreamResponse>;
+type StreamCall = grpc.ServerDuplexStream<Decoded<ProtoDetectStreamRequest>, StreamUpdate>;
 
 interface ServeStreamArgs {
   call: StreamCall;
@@ -250,7 +252,7 @@ function serveStream({ call, engine, logger, resolver, metrics }: ServeStreamArg
   let chain = Promise.resolve();
   const write = (update: StreamUpdate) =>
     new Promise<void>((resolve) => {
-      if (call.write(toProtoStreamResponse(update))) resolve();
+      if (call.write(update)) resolve();
       else call.once('drain', () => resolve());
     });
   const finish = async () => {

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import type { DetectionAdmission } from './detection-admission';
-import { decodeDetectResult } from './detect-response-decoder';
+import { decodeDetectResult } from './detect-response-wire';
 import { openDetectStream, type DetectStream, type DetectStreamOptions } from './detection-stream';
 import { AppError, invalidRequest } from './errors';
 import { UnaryChannel } from './grpc-unary';
@@ -300,7 +300,7 @@ function unavailable(cause: unknown): AppError {
 const detectWireMethod: grpc.MethodDefinition<Buffer, DetectResult> = {
   ...(detectMethod as unknown as grpc.MethodDefinition<Buffer, DetectResult>),
   requestSerialize: (encoded: Buffer) => encoded,
-  // Straight into the gateway's shape (detect-response-decoder.ts), not through protobufjs' objects.
+  // Straight into the gateway's shape (detect-response-wire.ts), not through protobufjs' objects.
   responseDeserialize: decodeDetectResult,
 };
 
@@ -361,5 +361,5 @@ function toProtoMatchList(list: MatchList): ProtoMatchList {
   return { entries: list.entries, match_type: MATCH_TYPE_TO_PROTO[list.match_type] };
 }
 
-// proto → friendly: detect-response-decoder.ts (values a newer server might add fall back to the safe reading).
+// proto → friendly: detect-response-wire.ts (values a newer server might add fall back to the safe reading).
 

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { DetectCategory, DetectFinding, DetectorOutcome } from './detection-client';
 import type { DetectionAdmission } from './detection-admission';
-import { decodeDetectStreamUpdate } from './detect-response-decoder';
+import { decodeDetectStreamUpdate } from './detect-response-wire';
 import { DetectStreamWriter } from './detection-stream-writer';
 import { AppError, invalidRequest } from './errors';
 import type { DetectionPolicy, Direction } from './policy';
@@ -137,7 +137,7 @@ export function openDetectStream({ client, options, toProtoConfig, toAppError, a
   const call = client.makeBidiStreamRequest<ProtoDetectStreamRequest, DetectStreamUpdate>(
     streamMethod.path,
     streamMethod.requestSerialize,
-    // Straight into the gateway's shape (detect-response-decoder.ts), not through protobufjs' objects.
+    // Straight into the gateway's shape (detect-response-wire.ts), not through protobufjs' objects.
     decodeDetectStreamUpdate,
     requestMetadata(options.requestId),
     { deadline: Date.now() + (options.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS) },

@@ -1,4 +1,4 @@
-import { fromProtoRequest, MAX_TEXT_BYTES, toProtoResponse } from '../../../src/detection/request-mapper';
+import { fromProtoRequest, MAX_TEXT_BYTES } from '../../../src/detection/request-mapper';
 import { AppError } from '../../../src/shared/errors';
 import type { ProtoDetectorConfig, ProtoDetectRequest } from '../../../src/shared/proto';
 
@@ -86,26 +86,5 @@ describe('fromProtoRequest', () => {
       fromProtoRequest(request({ config: config({ allow_list: { entries: [''], match_type: 'MATCH_TYPE_EXACT' } }) })),
     );
     expect(emptyEntry.message).toMatch(/^config\.allow_list\.entries\[0\]: /);
-  });
-});
-
-describe('toProtoResponse', () => {
-  it('renders enums as proto names', () => {
-    const response = toProtoResponse({
-      blocked: true,
-      scanned: true,
-      allowListed: false,
-      categories: [{ type: 'deny_list', confidence: 1, action: 'block' }],
-      findings: [{ type: 'deny_list', confidence: 1, start: 0, end: 2, fired: true, signal: 'deny_list' }],
-      outcomes: [{ type: 'pii/name', status: 'unavailable', message: 'm', elapsedMs: 0, failMode: 'open' }],
-      blockReason: 'Blocked by deny_list',
-      elapsedMs: 1.5,
-    });
-    expect(response.categories).toEqual([{ type: 'deny_list', confidence: 1, action: 'ACTION_BLOCK' }]);
-    expect(response.outcomes).toEqual([
-      { type: 'pii/name', status: 'OUTCOME_STATUS_UNAVAILABLE', message: 'm', elapsed_ms: 0, fail_mode: 'FAIL_MODE_OPEN' },
-    ]);
-    expect(response).toMatchObject({ blocked: true, allow_listed: false, elapsed_ms: 1.5, block_reason: 'Blocked by deny_list' });
-    expect(response.findings).toEqual([{ type: 'deny_list', confidence: 1, start: 0, end: 2, fired: true, signal: 'deny_list' }]);
   });
 });

@@ -1,4 +1,7 @@
-import { decodeDetectResult, decodeDetectStreamUpdate } from '../../../src/shared/detect-response-decoder';
+import type { DetectResult } from '../../../src/shared/detection-client';
+import type { DetectStreamUpdate } from '../../../src/shared/detection-stream';
+import { decodeDetectResult, decodeDetectStreamUpdate, encodeDetectResult, encodeDetectStreamUpdate } from '../../../src/shared/detect-response-wire';
+import { ACTION_TO_PROTO, FAIL_MODE_TO_PROTO, OUTCOME_STATUS_TO_PROTO } from '../../../src/shared/proto';
 import { actionFromProto, detectionMethod, detectionStreamMethod, outcomeFromProto, type ProtoDetectResponse, type ProtoDetectStreamResponse } from '../../../src/shared/proto';
 
 /**
@@ -116,7 +119,7 @@ function randomStreamResponse(g: ReturnType<typeof rng>): Buffer {
 /** Top-level fields this client does not know (numbers 20–23), one of each wire type: varint, 64-bit, length-delimited, 32-bit. */
 const UNKNOWN_FIELDS = Buffer.from([0xa0, 0x01, 0x96, 0x01, 0xa9, 0x01, 1, 2, 3, 4, 5, 6, 7, 8, 0xb2, 0x01, 3, 0x61, 0x62, 0x63, 0xbd, 0x01, 9, 9, 9, 9]);
 
-describe('detect-response-decoder: the detection service\'s answers read straight from the wire', () => {
+describe('detect-response-wire: the detection service\'s answers read straight from the wire', () => {
   it('reads every DetectResponse as the generic deserializer and mapping did (random messages, unknown enum values)', () => {
     for (let seed = 1; seed <= 400; seed++) {
       const bytes = randomResponse(rng(seed));
@@ -175,5 +178,80 @@ describe('detect-response-decoder: the detection service\'s answers read straigh
     expect(() => decodeDetectResult(Buffer.from([0x0a, 0x01, 0x01]))).toThrow(/wire type 2 for field 1/);
     // An embedded message longer than what is left.
     expect(() => decodeDetectResult(Buffer.from([0x22, 0x10, 0x0a, 0x01, 0x61]))).toThrow(RangeError);
+  });
+
+  describe('writing (the detection service)', () => {
+    // The generic path the service had: its mapping to the proto-loader shape, then proto-loader's serializer.
+    const outcome = (o: DetectResult['outcomes'][number]) => ({ type: o.type, status: OUTCOME_STATUS_TO_PROTO[o.status], message: o.message, elapsed_ms: o.elapsedMs, fail_mode: FAIL_MODE_TO_PROTO[o.failMode] });
+    const protoCategory = (c: DetectResult['categories'][number]) => ({ type: c.type, confidence: c.confidence, action: ACTION_TO_PROTO[c.action] });
+    const genericEncodeResult = (r: DetectResult) =>
+      detect.responseSerialize({
+        blocked: r.blocked, categories: r.categories.map(protoCategory), findings: r.findings.map((f) => ({ ...f })), outcomes: r.outcomes.map(outcome),
+        scanned: r.scanned, allow_listed: r.allowListed, elapsed_ms: r.elapsedMs, block_reason: r.blockReason,
+      } as unknown as ProtoDetectResponse);
+    const genericEncodeUpdate = (u: DetectStreamUpdate) =>
+      stream.responseSerialize({
+        findings: u.findings.map((f) => ({ ...f })), new_categories: u.newCategories.map(protoCategory), released_up_to: u.releasedUpTo, received: u.received,
+        blocked: u.blocked, categories: u.categories.map(protoCategory), block_reason: u.blockReason, outcomes: u.outcomes.map(outcome), scanned: u.scanned,
+        allow_listed: u.allowListed, done: u.done, elapsed_ms: u.elapsedMs,
+      } as unknown as ProtoDetectStreamResponse);
+
+    function randomShaped(g: ReturnType<typeof rng>) {
+      const list = <T,>(max: number, make: () => T) => Array.from({ length: g.int(max + 1) }, make);
+      const category = () => ({ type: g.pick(TEXTS), confidence: g.pick(NUMBERS), action: g.pick(['block', 'log', 'alert'] as const) });
+      return {
+        categories: list(4, category),
+        newCategories: list(3, category),
+        findings: list(6, () => ({ type: g.pick(TEXTS), confidence: g.pick(NUMBERS), start: g.pick([0, 1, 2 ** 31, 2 ** 32 - 1]), end: g.pick([0, 7, 2 ** 32 - 1]), fired: g.next() < 0.5, signal: g.pick(TEXTS) })),
+        outcomes: list(30, () => ({ type: g.pick(TEXTS), status: g.pick(['ok', 'error', 'timeout', 'unavailable'] as const), message: g.pick(TEXTS), elapsedMs: g.pick(NUMBERS), failMode: g.pick(['open', 'closed'] as const) })),
+      };
+    }
+    const randomResult = (g: ReturnType<typeof rng>): DetectResult => {
+      const p = randomShaped(g);
+      return { blocked: g.next() < 0.5, scanned: g.next() < 0.7, allowListed: g.next() < 0.2, categories: p.categories, findings: p.findings, outcomes: p.outcomes, blockReason: g.pick(TEXTS), elapsedMs: g.pick(NUMBERS) };
+    };
+    const randomUpdate = (g: ReturnType<typeof rng>): DetectStreamUpdate => {
+      const p = randomShaped(g);
+      return {
+        findings: p.findings, newCategories: p.newCategories, releasedUpTo: g.pick([0, 512, 2 ** 32 + 5, Number.MAX_SAFE_INTEGER]), received: g.pick([0, 4096, 2 ** 40]),
+        blocked: g.next() < 0.5, categories: p.categories, blockReason: g.pick(TEXTS), outcomes: p.outcomes, scanned: g.next() < 0.7, allowListed: g.next() < 0.2,
+        done: g.next() < 0.3, elapsedMs: g.pick(NUMBERS),
+      };
+    };
+
+    it('writes what the generic path wrote, as any reader reads it (proto-loader\'s deserializer), and reads back to the same value', () => {
+      for (let seed = 1; seed <= 400; seed++) {
+        const result = randomResult(rng(5000 + seed));
+        const ours = encodeDetectResult(result);
+        expect({ seed, value: detect.responseDeserialize(ours) }).toEqual({ seed, value: detect.responseDeserialize(genericEncodeResult(result)) });
+        expect({ seed, value: decodeDetectResult(ours) }).toEqual({ seed, value: result });
+        const update = randomUpdate(rng(9000 + seed));
+        const oursUpdate = encodeDetectStreamUpdate(update);
+        expect({ seed, value: stream.responseDeserialize(oursUpdate) }).toEqual({ seed, value: stream.responseDeserialize(genericEncodeUpdate(update)) });
+        expect({ seed, value: decodeDetectStreamUpdate(oursUpdate) }).toEqual({ seed, value: update });
+      }
+    });
+
+    it('writes answers larger than its scratch buffer, and embedded messages and strings of 128 bytes and more', () => {
+      const g = rng(77);
+      const findings = Array.from({ length: 5000 }, (_, i) => ({ type: g.pick(TEXTS), confidence: i / 5000, start: i, end: i + 3, fired: i % 2 === 0, signal: `signature:rule-${i}` }));
+      const big: DetectResult = { ...randomResult(g), findings, blockReason: 'é'.repeat(40_000) };
+      const bytes = encodeDetectResult(big);
+      expect(bytes.length).toBeGreaterThan(128 * 1024);
+      expect(decodeDetectResult(bytes)).toEqual(big);
+      expect(detect.responseDeserialize(bytes)).toEqual(detect.responseDeserialize(genericEncodeResult(big)));
+      // The writer is reused: a small answer after the big one is exactly the small answer.
+      const small = randomResult(rng(78));
+      expect(decodeDetectResult(encodeDetectResult(small))).toEqual(small);
+    });
+
+    it('leaves out fields at their proto3 default (an empty result is an empty message), and keeps -0', () => {
+      const empty: DetectResult = { blocked: false, scanned: false, allowListed: false, categories: [], findings: [], outcomes: [], blockReason: '', elapsedMs: 0 };
+      expect(encodeDetectResult(empty)).toHaveLength(0);
+      expect(Object.is(decodeDetectResult(encodeDetectResult({ ...empty, elapsedMs: -0 })).elapsedMs, -0)).toBe(true);
+      // One ok outcome: only its type, status and fail mode are on the wire (message '' and elapsed 0 are defaults).
+      const one = encodeDetectResult({ ...empty, outcomes: [{ type: 'pii/email', status: 'ok', message: '', elapsedMs: 0, failMode: 'closed' }] });
+      expect([...one]).toEqual([0x22, 15, 0x0a, 9, ...Buffer.from('pii/email'), 0x10, 1, 0x28, 1]);
+    });
   });
 });
