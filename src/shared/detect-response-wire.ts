@@ -267,8 +267,11 @@ const OUTCOME_STATUS_NUMBER: Readonly<Record<OutcomeStatus, number>> = { ok: 1, 
  * field (protobufjs' Writer keeps a list of operations, ~17 KB for bench:perf's answer). An embedded message's
  * length is reserved as one byte and the body moved right in the rare case it is 128 bytes or longer.
  */
+const SCRATCH_BYTES = 64 * 1024;
+const SCRATCH_KEEP_BYTES = 1024 * 1024;
+
 class WireWriter {
-  private buf = Buffer.allocUnsafe(64 * 1024);
+  private buf = Buffer.allocUnsafe(SCRATCH_BYTES);
   pos = 0;
 
   reset(): void {
@@ -374,9 +377,11 @@ class WireWriter {
     this.buf[p] = v;
   }
 
-  /** The message written since reset(), as a buffer of its own. */
+  /** The message written since reset(), as a buffer of its own; a scratch buffer grown past 1 MB is let go. */
   take(): Buffer {
-    return Buffer.from(this.buf.subarray(0, this.pos));
+    const out = Buffer.from(this.buf.subarray(0, this.pos));
+    if (this.buf.length > SCRATCH_KEEP_BYTES) this.buf = Buffer.allocUnsafe(SCRATCH_BYTES);
+    return out;
   }
 }
 
