@@ -44,7 +44,9 @@ describe('engine result when an external backend fails (fail open vs closed)', (
     fake.scores = (input) => (input.includes('kill') ? { violence: 0.93 } : {});
   });
 
-  const engineWith = (timeoutMs = 150) => {
+  // The per-call budget: generous by default, so a prompt answer on a loaded machine (CI) never reads as a timeout
+  // (150 ms did once: "no answer within 150 ms" in the malformed-answer case); the hang case sets its own.
+  const engineWith = (timeoutMs = 10_000) => {
     const backend = new ResilientBackend(
       new OpenAiModerationBackend({ baseUrl: fake.url, model: 'omni-moderation-latest', types: [VIOLENCE], dispatcher: agent }),
       { timeoutMs, maxConcurrency: 4, maxQueue: 4, cacheSize: 0, cacheTtlMs: 1000, breakerFailures: 50, breakerCooldownMs: 1000 },
@@ -89,7 +91,6 @@ describe('engine result when an external backend fails (fail open vs closed)', (
 
   it('backend hangs: the per-call timeout fires inside the detector budget → error outcome; closed blocks', async () => {
     fake.mode = 'hang';
-    const started = Date.now();
     const result = await engineWith(100).evaluate({
       text: 'hello',
       direction: 'input',
@@ -97,7 +98,7 @@ describe('engine result when an external backend fails (fail open vs closed)', (
       failMode: 'closed',
       detectorTimeoutMs: 2000,
     });
-    expect(Date.now() - started).toBeLessThan(1500);
+    // The backend's own 100 ms timeout answered, not the 2,000 ms detector budget (whose message names the budget).
     expect(result.outcomes[0]).toMatchObject({ status: 'error', message: 'openai-moderation: no answer within 100 ms' });
     expect(result.blocked).toBe(true);
   });
