@@ -36,6 +36,9 @@ describe.each(STORAGE_TARGETS.map((t) => [t.name, t] as const))('audit events on
         ...Array.from({ length: 5 }, () => sensor('hi', generateApiKey())),
       ];
       const results = await Promise.all(calls);
+      // Counted per status, so a failure names the odd answers (status and body), not only a length.
+      const odd = results.filter((r) => r.status !== 200 && r.status !== 401).map((r) => `${r.status} ${r.text.slice(0, 300)}`);
+      expect(odd).toEqual([]);
       expect(results.filter((r) => r.status === 200)).toHaveLength(40);
       expect(results.filter((r) => r.status === 401)).toHaveLength(5);
       await svc.running.close();

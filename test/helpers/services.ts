@@ -35,7 +35,13 @@ export interface TestServices {
  * Platform and failed-authentication limits out of the way for suites that are not about them (one key
  * makes hundreds of management calls a minute there); test/e2e/limits*.test.ts set their own.
  */
-const RELAXED_LIMITS = { PLATFORM_TRAFFIC_RPM: '1000000', PLATFORM_MANAGEMENT_RPM: '1000000', AUTH_FAILURES_PER_MINUTE: '1000000' };
+/**
+ * Limits no suite runs into by accident, and a detection budget (DETECTION_TIMEOUT_MS, 2 s by default) that a loaded
+ * 2-core CI machine cannot overrun: once, one of 40 concurrent calls made right after start-up in audit-events.test.ts
+ * did not answer 200 (its status was not recorded; the test now names odd answers), the budget under load being the
+ * likely cause. Suites about the budget set their own (detection-faults, stream-admission, ...).
+ */
+const RELAXED_LIMITS = { PLATFORM_TRAFFIC_RPM: '1000000', PLATFORM_MANAGEMENT_RPM: '1000000', AUTH_FAILURES_PER_MINUTE: '1000000', DETECTION_TIMEOUT_MS: '15000' };
 
 /**
  * Alerts configured (the alert action is refused without them) for suites that store `alert` policies
