@@ -32,11 +32,13 @@ describe('evaluate: detector isolation and fail mode', () => {
   it('fail closed: a throw and a timeout become outcomes, block, and other detectors still report', async () => {
     const started = Date.now();
     const result = await engine.evaluate({ text: 'hi bob@corp.io', direction: 'input', config, failMode: 'closed', detectorTimeoutMs: 50 });
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(5000); // the 50 ms budget, not a hang (room for a loaded machine)
     const byType = Object.fromEntries(result.outcomes.map((o) => [o.type, o]));
     expect(byType.prompt_attack).toMatchObject({ status: 'error', message: 'model exploded', failMode: 'closed' });
-    expect(byType.jailbreak).toMatchObject({ status: 'timeout', failMode: 'closed' });
-    expect(byType.jailbreak?.elapsedMs).toBeGreaterThanOrEqual(45);
+    expect(byType.jailbreak).toMatchObject({ status: 'timeout', failMode: 'closed', message: 'detector exceeded its 50 ms budget' });
+    // Its own time runs from its start, the shared deadline from before the detectors ahead of it: on a loaded CI
+    // machine those took 5.5 ms once (44.53 ms measured against a bound of 45). Not cut short: well past half the budget.
+    expect(byType.jailbreak?.elapsedMs).toBeGreaterThanOrEqual(25);
     expect(byType['pii/email']).toMatchObject({ status: 'ok' });
     expect(hangingSignal?.aborted).toBe(true);
     expect(result.blocked).toBe(true);
