@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { configureDefaultPolicy, freePort, quantile, r2, start, startHealthy } from './bench-procs';
+import { configureDefaultPolicy, freePort, quantile, r2, start, startHealthy, THREAD_ROLE_SOURCE } from './bench-procs';
 import { chatBody, envPairs } from './bench-perf-lib';
 import { benchStartSettings } from './start-settings';
 
@@ -39,15 +39,7 @@ const { PerformanceObserver, performance } = require('node:perf_hooks');
 const wt = require('node:worker_threads');
 const file = process.env.GC_TIMELINE;
 if (file) {
-  const role = () => {
-    if (wt.isMainThread) return 'main';
-    const keys = Object.keys(require('node:module')._cache).join('\\n');
-    if (/@electric-sql[\\\\/]pglite/.test(keys)) return 'database';
-    if (/detection-worker\\.js/.test(keys)) return 'detection';
-    if (/builtin-pool\\.js/.test(keys)) return 'classifier';
-    if (/token-counter\\.js/.test(keys)) return 'token';
-    return 'worker';
-  };
+  ${THREAD_ROLE_SOURCE}
   let pending = [];
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) pending.push((performance.timeOrigin + e.startTime).toFixed(3) + ' ' + e.duration.toFixed(3) + ' ' + (e.detail ? e.detail.kind : e.kind));

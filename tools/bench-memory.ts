@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
-import { configureDefaultPolicy, freePort, r2, ROOT, start, startHealthy, treeCpuMs } from './bench-procs';
+import { configureDefaultPolicy, freePort, r2, ROOT, start, startHealthy, THREAD_ROLE_SOURCE, treeCpuMs } from './bench-procs';
 import { benignMegabyte, chatBody, envPairs, longStreamBody, messagesBody } from './bench-perf-lib';
 import { benchStartSettings } from './start-settings';
 
@@ -59,15 +59,7 @@ const v8 = require('node:v8');
 const wt = require('node:worker_threads');
 const dir = process.env.MEM_PROBE_DIR;
 if (dir) {
-  const role = () => {
-    if (wt.isMainThread) return 'main';
-    const keys = Object.keys(require('node:module')._cache).join('\\n');
-    if (/@electric-sql[\\\\/]pglite/.test(keys)) return 'database';
-    if (/detection-worker\\.js/.test(keys)) return 'detection';
-    if (/builtin-pool\\.js/.test(keys)) return 'classifier';
-    if (/token-counter\\.js/.test(keys)) return 'token';
-    return 'worker';
-  };
+  ${THREAD_ROLE_SOURCE}
   const write = () => {
     const h = v8.getHeapStatistics();
     const spaces = {};

@@ -217,3 +217,18 @@ export async function startHealthy(args: string[], childEnv: Record<string, stri
   child.stderr!.resume();
   return { child, ms };
 }
+
+/**
+ * For the `--require` probes of bench:memory and bench:c1-gc (JavaScript source, inside their template strings):
+ * `role()`, the measured process's thread the probe runs in — main, database (PGlite), detection, classifier,
+ * token or worker — told by the modules that thread has loaded. The probe must have `wt` (node:worker_threads).
+ */
+export const THREAD_ROLE_SOURCE = `const role = () => {
+    if (wt.isMainThread) return 'main';
+    const keys = Object.keys(require('node:module')._cache).join('\\n');
+    if (/@electric-sql[\\\\/]pglite/.test(keys)) return 'database';
+    if (/detection-worker\\.js/.test(keys)) return 'detection';
+    if (/builtin-pool\\.js/.test(keys)) return 'classifier';
+    if (/token-counter\\.js/.test(keys)) return 'token';
+    return 'worker';
+  };`;
