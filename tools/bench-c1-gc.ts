@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -20,6 +21,9 @@ import { benchStartSettings } from './start-settings';
  * Settings (environment): BENCH_RUNS (1), BENCH_OURS_ENV (`KEY=value …` for the measured process),
  * BENCH_NODE_ARGS and BENCH_START_SETTINGS (as for bench:perf; e.g. `--trace-gc-nvp` to see each scavenge's
  * survivors: the process's stdout is dropped, so run it by hand for that).
+ * BENCH_CPU_PROF=1: the measured process also runs with `--cpu-prof` (every thread, 250 µs samples), and for each
+ * of the slowest requests the tool prints what every thread was doing during it (busy ms and the functions with
+ * the most self time), next to the same for the median request: what the outliers that overlap no GC pause are.
  */
 
 const env = process.env;
@@ -27,6 +31,7 @@ const RUNS = Number(env.BENCH_RUNS ?? 1);
 const SEQUENTIAL = Number(env.BENCH_SEQUENTIAL ?? 600);
 const WARMUP_S = Number(env.BENCH_WARMUP_S ?? 5);
 const SLOWEST_PCT = Number(env.BENCH_SLOWEST_PCT ?? 2);
+const CPU_PROF = env.BENCH_CPU_PROF === '1';
 const START = benchStartSettings(env);
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -40,11 +45,17 @@ const wt = require('node:worker_threads');
 const file = process.env.GC_TIMELINE;
 if (file) {
   ${THREAD_ROLE_SOURCE}
+  let named = 0;
   let pending = [];
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) pending.push((performance.timeOrigin + e.startTime).toFixed(3) + ' ' + e.duration.toFixed(3) + ' ' + (e.detail ? e.detail.kind : e.kind));
   }).observe({ entryTypes: ['gc'] });
   setInterval(() => {
+    // Which thread this is, once its modules say so (the CPU profiles are named by thread id).
+    if (named >= 0 && (role() !== 'worker' || ++named > 50)) {
+      appendFileSync(file + '.threads', role() + ' ' + wt.threadId + '\\n');
+      named = -1;
+    }
     if (pending.length === 0) return;
     const r = role();
     appendFileSync(file, pending.map((p) => r + ' ' + p + '\\n').join(''));
@@ -83,7 +94,9 @@ async function oneRun(run: number): Promise<void> {
       ...envPairs(env.BENCH_OURS_ENV),
     };
     const gateway = `http://127.0.0.1:${port}`;
-    const gw = await startHealthy([...START.nodeArgs, '--require', probe, 'dist/main.js', 'all'], gwEnv, [`${gateway}/health`, `http://127.0.0.1:${sensorPort}/health`], 180_000);
+    const profDir = join(dir, 'prof');
+    const profArgs = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=250'] : [];
+    const gw = await startHealthy([...START.nodeArgs, ...profArgs, '--require', probe, 'dist/main.js', 'all'], gwEnv, [`${gateway}/health`, `http://127.0.0.1:${sensorPort}/health`], 180_000);
     procs.push(gw.child);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     await configureDefaultPolicy(gateway, headers, (types) => types.map((t) => ({ detector_type: t.value, threshold: 'L2', action: 'block' })));
@@ -91,13 +104,18 @@ async function oneRun(run: number): Promise<void> {
 
     const agent = new Agent({ connections: 1 });
     const spans: Array<[number, number]> = [];
+    /** The same spans on the monotonic clock in µs (the clock of V8's CPU profiles). */
+    const monoSpans: Array<[number, number]> = [];
     const now = () => performance.timeOrigin + performance.now();
+    const micros = () => Number(process.hrtime.bigint() / 1000n);
     for (let i = 0; i < SEQUENTIAL; i++) {
+      const m0 = micros();
       const t0 = now();
       const res = await request(`${gateway}/v1/chat/completions`, { method: 'POST', headers, body: chatBody(100_000 + i), dispatcher: agent });
       const text = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`chat completion answered ${res.statusCode}: ${text.slice(0, 300)}`);
       spans.push([t0, now()]);
+      monoSpans.push([m0, micros()]);
     }
     await new Promise((r) => setTimeout(r, 300)); // the probes' last writes
     await agent.close();
@@ -132,11 +150,91 @@ async function oneRun(run: number): Promise<void> {
     }
     const anyPause = spans.filter(([a, b]) => overlapping(a, b).length > 0).length;
     console.log(`slowest ${SLOWEST_PCT}% (${slow.length} requests): ${withPause} overlap a GC pause of some thread; of all ${SEQUENTIAL} requests, ${anyPause} do`);
+    if (CPU_PROF) {
+      // The profiles are written when the process exits.
+      gw.child.kill('SIGTERM');
+      await once(gw.child, 'exit');
+      const roles = new Map(
+        (existsSync(`${timeline}.threads`) ? readFileSync(`${timeline}.threads`, 'utf8') : '')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => [l.split(' ')[1]!, l.split(' ')[0]!] as const),
+      );
+      const profiles = readdirSync(profDir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .map((f) => ({ thread: roles.get(f.split('.').at(-3)!) ?? `thread ${f.split('.').at(-3)}`, profile: loadProfile(join(profDir, f)) }));
+      const order = latency.map((ms, i) => ({ ms, i })).sort((x, y) => x.ms - y.ms);
+      const median = order.slice(Math.floor(order.length * 0.45), Math.ceil(order.length * 0.55)).map((x) => x.i);
+      console.log(`\nWhat each thread did (CPU profiles, 250 µs samples; busy ms and the top self-time functions), the median 10% of requests averaged:`);
+      for (const { thread, profile } of profiles) {
+        const d = during(profile, median.map((i) => monoSpans[i]!));
+        if (d.busy / median.length >= 0.05) console.log(`  ${thread.padEnd(11)} ${describe(d, median.length)}`);
+      }
+      for (const s of slow) {
+        const i = spans.findIndex(([a]) => a === s.a);
+        console.log(`slow ${r2(s.ms)} ms:`);
+        for (const { thread, profile } of profiles) {
+          const d = during(profile, [monoSpans[i]!]);
+          if (d.busy >= 0.5) console.log(`  ${thread.padEnd(11)} ${describe(d, 1)}`);
+        }
+      }
+    }
   } finally {
     for (const p of procs.reverse()) p.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+interface Profile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+}
+
+/** A CPU profile's samples as [time µs, node id] and its nodes by id. */
+function loadProfile(file: string): { times: number[]; ids: number[]; names: Map<number, string> } {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const names = new Map(
+    p.nodes.map((n) => {
+      const f = n.callFrame;
+      const where = f.url ? ` ${f.url.replace(/^.*\/(node_modules\/)?/, '')}:${f.lineNumber + 1}` : '';
+      return [n.id, `${f.functionName || '(anonymous)'}${where}`];
+    }),
+  );
+  const times: number[] = [];
+  let at = p.startTime;
+  for (const d of p.timeDeltas) times.push((at += d));
+  return { times, ids: p.samples, names };
+}
+
+/** Self time per function (ms) of one thread within the given spans (µs, monotonic), idle left out. */
+function during(profile: ReturnType<typeof loadProfile>, spans: Array<[number, number]>): { busy: number; top: Array<[string, number]> } {
+  const self = new Map<string, number>();
+  let busy = 0;
+  for (const [a, b] of spans) {
+    // Samples are in time order: binary search for the first one inside the span.
+    let lo = 0;
+    let hi = profile.times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (profile.times[mid]! < a) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo; k < profile.times.length && profile.times[k]! <= b; k++) {
+      const name = profile.names.get(profile.ids[k]!)!;
+      if (name.startsWith('(idle)')) continue;
+      const dt = ((profile.times[k + 1] ?? profile.times[k]!) - profile.times[k]!) / 1000;
+      busy += dt;
+      self.set(name, (self.get(name) ?? 0) + dt);
+    }
+  }
+  return { busy, top: [...self].sort((x, y) => y[1] - x[1]).slice(0, 4) };
+}
+
+function describe(d: { busy: number; top: Array<[string, number]> }, n: number): string {
+  return `busy ${r2(d.busy / n)} ms: ${d.top.map(([f, ms]) => `${f} ${r2(ms / n)}`).join('; ')}`;
 }
 
 async function main(): Promise<void> {

@@ -230,7 +230,8 @@ export class UnaryChannel {
       let answered = false;
       let status: grpc.status | undefined;
       let details = '';
-      let metadata: grpc.Metadata | undefined;
+      /** The headers that carried the status: their metadata is built only for a failed call (an OK answer's is never read). */
+      let statusHeaders: http2.IncomingHttpHeaders | undefined;
       let httpStatus = 0;
       const chunks: Buffer[] = [];
       let received = 0;
@@ -250,7 +251,7 @@ export class UnaryChannel {
         if (code === undefined) return;
         status = Number(code) as grpc.status;
         details = decodeGrpcMessage(headers['grpc-message']);
-        metadata = metadataOf(headers);
+        statusHeaders = headers;
       };
       stream.on('response', (headers) => {
         answered = true;
@@ -278,7 +279,7 @@ export class UnaryChannel {
           const code = httpStatus === 200 ? grpc.status.UNKNOWN : HTTP_TO_GRPC[httpStatus] ?? grpc.status.UNKNOWN;
           return finish(serviceError(code, httpStatus === 200 ? 'No status received' : `Received HTTP status code ${httpStatus}`));
         }
-        if (status !== grpc.status.OK) return finish(serviceError(status, details, metadata));
+        if (status !== grpc.status.OK) return finish(serviceError(status, details, metadataOf(statusHeaders!)));
         const message = decodeMessage(Buffer.concat(chunks));
         if (message instanceof Error) finish(message);
         else finish(null, message);

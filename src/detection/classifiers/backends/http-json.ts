@@ -1,5 +1,15 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { BackendError, describeError } from './backend-errors';
+
+/**
+ * undici is loaded on the first external backend's use, not at start: the detection thread of a deployment
+ * that runs only the builtin classifier never needs it, and loading it costs that thread's heap ~5 MB
+ * (bench/RESULTS.md, issue 17, start-up memory). onnx-classifier-backend.ts loads onnxruntime-node the same way.
+ */
+type Undici = typeof import('undici');
+let undici: Undici | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const lib = (): Undici => (undici ??= require('undici') as Undici);
 
 /**
  * The one HTTP call every external backend makes: POST a JSON body, read a bounded JSON answer. Uses an
@@ -16,7 +26,7 @@ export interface AgentOptions {
 }
 
 export function createKeepAliveAgent(options: AgentOptions): Agent {
-  return new Agent({
+  return new (lib().Agent)({
     connections: Math.max(1, options.connections),
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 120_000,
@@ -40,7 +50,7 @@ export async function postJson(args: PostJsonArgs): Promise<unknown> {
   if (args.bearer) headers.authorization = `Bearer ${args.bearer}`;
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(args.url, {
+    response = await lib().request(args.url, {
       method: 'POST',
       headers,
       body: JSON.stringify(args.body),
