@@ -24,6 +24,10 @@ import { benchStartSettings } from './start-settings';
  * BENCH_CPU_PROF=1: the measured process also runs with `--cpu-prof` (every thread, 250 µs samples), and for each
  * of the slowest requests the tool prints what every thread was doing during it (busy ms and the functions with
  * the most self time), next to the same for the median request: what the outliers that overlap no GC pause are.
+ * BENCH_HEAP_PROF=1: the main thread's allocations during the sequential requests are sampled (the inspector's
+ * sampling heap profiler, objects freed by either kind of collection included: every byte allocated, not only what
+ * survives), and the tool prints the bytes allocated per request by the nearest frame of this project's code (or
+ * the library / Node internals where none is on the stack).
  */
 
 const env = process.env;
@@ -32,6 +36,7 @@ const SEQUENTIAL = Number(env.BENCH_SEQUENTIAL ?? 600);
 const WARMUP_S = Number(env.BENCH_WARMUP_S ?? 5);
 const SLOWEST_PCT = Number(env.BENCH_SLOWEST_PCT ?? 2);
 const CPU_PROF = env.BENCH_CPU_PROF === '1';
+const HEAP_PROF = env.BENCH_HEAP_PROF === '1';
 const START = benchStartSettings(env);
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -62,6 +67,24 @@ if (file) {
     pending = [];
   }, 100).unref();
 }
+const heapFile = process.env.HEAP_PROFILE;
+if (heapFile && wt.isMainThread) {
+  // SIGUSR2 starts the main thread's sampling heap profiler; the next SIGUSR2 stops it and writes the profile.
+  const { writeFileSync } = require('node:fs');
+  const session = new (require('node:inspector').Session)();
+  session.connect();
+  let sampling = false;
+  process.on('SIGUSR2', () => {
+    if (!sampling) {
+      sampling = true;
+      session.post('HeapProfiler.enable', () =>
+        session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }),
+      );
+    } else {
+      session.post('HeapProfiler.stopSampling', (err, res) => writeFileSync(heapFile, err ? JSON.stringify({ error: String(err) }) : JSON.stringify(res.profile)));
+    }
+  });
+}
 `;
 
 interface Pause {
@@ -77,6 +100,7 @@ async function oneRun(run: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-c1-gc-'));
   const probe = join(dir, 'probe.cjs');
   const timeline = join(dir, 'gc.txt');
+  const heapProfile = join(dir, 'heap.json');
   writeFileSync(probe, PROBE);
   writeFileSync(timeline, '');
   const procs: Array<{ kill: (s: NodeJS.Signals) => void }> = [];
@@ -90,6 +114,7 @@ async function oneRun(run: number): Promise<void> {
       PORT: String(port), SENSOR_PORT: String(sensorPort), DETECTION_ADDRESS: '127.0.0.1:0', DATA_DIR: join(dir, 'data'), BOOTSTRAP_API_KEY: key,
       OPENAI_BASE_URL: `${upstream}/v1`, ANTHROPIC_BASE_URL: upstream, OPENAI_API_KEY: 'sk-bench', LOG_LEVEL: 'info',
       PLATFORM_TRAFFIC_RPM: '10000000', GC_TIMELINE: timeline,
+      ...(HEAP_PROF ? { HEAP_PROFILE: heapProfile } : {}),
       ...START.env,
       ...envPairs(env.BENCH_OURS_ENV),
     };
@@ -108,6 +133,10 @@ async function oneRun(run: number): Promise<void> {
     const monoSpans: Array<[number, number]> = [];
     const now = () => performance.timeOrigin + performance.now();
     const micros = () => Number(process.hrtime.bigint() / 1000n);
+    if (HEAP_PROF) {
+      gw.child.kill('SIGUSR2');
+      await new Promise((r) => setTimeout(r, 500));
+    }
     for (let i = 0; i < SEQUENTIAL; i++) {
       const m0 = micros();
       const t0 = now();
@@ -117,6 +146,7 @@ async function oneRun(run: number): Promise<void> {
       spans.push([t0, now()]);
       monoSpans.push([m0, micros()]);
     }
+    if (HEAP_PROF) gw.child.kill('SIGUSR2');
     await new Promise((r) => setTimeout(r, 300)); // the probes' last writes
     await agent.close();
 
@@ -150,6 +180,10 @@ async function oneRun(run: number): Promise<void> {
     }
     const anyPause = spans.filter(([a, b]) => overlapping(a, b).length > 0).length;
     console.log(`slowest ${SLOWEST_PCT}% (${slow.length} requests): ${withPause} overlap a GC pause of some thread; of all ${SEQUENTIAL} requests, ${anyPause} do`);
+    if (HEAP_PROF) {
+      for (let waited = 0; !existsSync(heapProfile) && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      printAllocations(JSON.parse(readFileSync(heapProfile, 'utf8')) as HeapProfile, SEQUENTIAL);
+    }
     if (CPU_PROF) {
       // The profiles are written when the process exits.
       gw.child.kill('SIGTERM');
@@ -183,6 +217,44 @@ async function oneRun(run: number): Promise<void> {
     for (const p of procs.reverse()) p.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapNode[];
+}
+interface HeapProfile {
+  head?: HeapNode;
+  error?: string;
+}
+
+/** Bytes allocated per request by the nearest frame of this project (dist/), else by the first library or Node frame. */
+function printAllocations(profile: HeapProfile, requests: number): void {
+  if (!profile.head) {
+    console.log(`\nheap profile: ${profile.error ?? 'empty'}`);
+    return;
+  }
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const label = (f: HeapNode['callFrame']): string => `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/dist\//, '').replace(/^.*\/node_modules\//, '')}:${f.lineNumber + 1}`;
+  const walk = (node: HeapNode, project: string | undefined, outside: string | undefined): void => {
+    const f = node.callFrame;
+    const here = f.url.includes('/dist/') && !f.url.includes('/node_modules/') ? label(f) : undefined;
+    const site = here ?? project;
+    const lib = outside ?? (f.url && !f.url.includes('/dist/') ? `${label(f)} (no project frame)` : undefined);
+    if (node.selfSize > 0) {
+      const key = site ?? lib ?? `${f.functionName || '(root)'} (no project frame)`;
+      bySite.set(key, (bySite.get(key) ?? 0) + node.selfSize);
+      total += node.selfSize;
+    }
+    for (const c of node.children) walk(c, site, site ? undefined : lib);
+  };
+  walk(profile.head, undefined, undefined);
+  console.log(`\nMain thread: ${r2(total / requests / 1024)} KB allocated per request (sampled, every object counted until collected); by the nearest project frame:`);
+  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`  ${r2(bytes / requests / 1024).toString().padStart(7)} KB  ${r2((100 * bytes) / total).toString().padStart(5)}%  ${site}`);
   }
 }
 

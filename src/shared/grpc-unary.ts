@@ -115,7 +115,7 @@ export class UnaryChannel {
       throw serviceError(grpc.status.RESOURCE_EXHAUSTED, `Sent message larger than max (${request.length} vs. ${this.options.maxSendMessageBytes})`);
     }
     const deadline = Date.now() + timeoutMs;
-    const release = this.budget ? await this.budget.admit(request.length, deadline) : undefined;
+    const release = this.budget ? (this.budget.tryAdmit(request.length) ?? (await this.budget.admit(request.length, deadline))) : undefined;
     try {
       return await this.attemptTwice(path, request, deadline, extraHeaders);
     } finally {

@@ -62,4 +62,63 @@ describe('InFlightBudget (size-aware admission of one channel)', () => {
     // The timed-out waiter gave its turn back: the whole budget is available again.
     (await budget.admit(64 * KiB, FAR()))();
   });
+
+  it('tryAdmit takes bytes that fit at once, and gives nothing while they do not fit', async () => {
+    const budget = new InFlightBudget(128 * KiB, serviceError); // two 64 KiB units
+    const first = budget.tryAdmit(64 * KiB);
+    expect(first).toBeInstanceOf(Function);
+    expect(budget.tryAdmit(128 * KiB)).toBeUndefined();
+    const second = budget.tryAdmit(10)!;
+    expect(budget.tryAdmit(1)).toBeUndefined();
+    // A waiter is admitted by a release of what tryAdmit took.
+    let admitted = false;
+    const next = budget.admit(1, FAR()).then((r) => ((admitted = true), r));
+    await flush();
+    expect(admitted).toBe(false);
+    first!();
+    (await next)();
+    expect(admitted).toBe(true);
+    second();
+    expect(budget.tryAdmit(128 * KiB)).toBeInstanceOf(Function);
+  });
+
+  it('tryAdmit never overtakes a waiting call (first come, first served), even when its own bytes would fit', async () => {
+    const budget = new InFlightBudget(256 * KiB, serviceError); // four units
+    const held = budget.tryAdmit(192 * KiB)!; // three
+    let bigAdmitted = false;
+    const big = budget.admit(128 * KiB, FAR()).then((r) => ((bigAdmitted = true), r)); // needs two: waits
+    await flush();
+    expect(bigAdmitted).toBe(false);
+    expect(budget.tryAdmit(1)).toBeUndefined(); // one unit is free, but a call waits
+    held();
+    const releaseBig = await big;
+    expect(bigAdmitted).toBe(true);
+    // Nobody waits any more: the two units left are taken at once.
+    const small = budget.tryAdmit(128 * KiB);
+    expect(small).toBeInstanceOf(Function);
+    small!();
+    releaseBig();
+  });
+
+  it("a release function of tryAdmit releases once, however often it is called", async () => {
+    const budget = new InFlightBudget(128 * KiB, serviceError);
+    const release = budget.tryAdmit(64 * KiB)!;
+    release();
+    release();
+    expect(budget.tryAdmit(128 * KiB)).toBeInstanceOf(Function);
+    expect(budget.tryAdmit(1)).toBeUndefined(); // the budget did not grow past its two units
+  });
+
+  it('a timed-out waiter stops holding tryAdmit back', async () => {
+    const budget = new InFlightBudget(128 * KiB, serviceError);
+    const held = budget.tryAdmit(64 * KiB)!;
+    await budget.admit(128 * KiB, Date.now() + 5).then(
+      () => {
+        throw new Error('admitted past its deadline');
+      },
+      () => undefined,
+    );
+    expect(budget.tryAdmit(64 * KiB)).toBeInstanceOf(Function);
+    held();
+  });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens as libraryCount } from 'gpt-tokenizer';
 import libraryRanks from 'gpt-tokenizer/cjs/bpeRanks/o200k_base';
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/cjs/encodingParams/constants';
 import { CompactO200k, o200kCounter, parseTiktoken } from '../../../src/shared/o200k-compact';
 
 /**
@@ -74,6 +75,20 @@ describe('compact o200k_base counter', () => {
     ];
     const differing = texts.filter((t) => count(t) !== libraryCount(t, LIBRARY_OPTIONS));
     expect(differing).toEqual([]);
+  });
+
+  it("the library's split regex matches back to back over any text (what the sticky piece scan relies on)", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const gaps: string[] = [];
+    for (const text of [readme, 'a\uD800b \uDC00x 😀😀 éàü\r\n\r\n  \t x', '\uDFFF\uD800', ...mixedTexts(2000)]) {
+      let end = 0;
+      for (const m of text.matchAll(O200K_TOKEN_SPLIT_REGEX)) {
+        if (m.index !== end || m[0].length === 0) gaps.push(JSON.stringify(text.slice(end, m.index + 1)));
+        end = m.index + m[0].length;
+      }
+      if (end !== text.length) gaps.push(JSON.stringify(text.slice(end)));
+    }
+    expect(gaps).toEqual([]);
   });
 
   it('gives the same count with its piece cache full, tiny or cold', () => {
