@@ -24,10 +24,10 @@ import { benchStartSettings } from './start-settings';
  * BENCH_CPU_PROF=1: the measured process also runs with `--cpu-prof` (every thread, 250 µs samples), and for each
  * of the slowest requests the tool prints what every thread was doing during it (busy ms and the functions with
  * the most self time), next to the same for the median request: what the outliers that overlap no GC pause are.
- * BENCH_HEAP_PROF=1: the main thread's allocations during the sequential requests are sampled (the inspector's
+ * BENCH_HEAP_PROF=1: every thread's allocations during the sequential requests are sampled (the inspector's
  * sampling heap profiler, objects freed by either kind of collection included: every byte allocated, not only what
- * survives), and the tool prints the bytes allocated per request by the nearest frame of this project's code (or
- * the library / Node internals where none is on the stack).
+ * survives), and the tool prints, for the main, detection and database threads, the bytes allocated per request by
+ * the nearest frame of this project's code (or the library / Node internals where none is on the stack).
  */
 
 const env = process.env;
@@ -68,22 +68,27 @@ if (file) {
   }, 100).unref();
 }
 const heapFile = process.env.HEAP_PROFILE;
-if (heapFile && wt.isMainThread) {
-  // SIGUSR2 starts the main thread's sampling heap profiler; the next SIGUSR2 stops it and writes the profile.
-  const { writeFileSync } = require('node:fs');
+if (heapFile) {
+  // Each thread samples its allocations while the file HEAP_PROFILE + '.on' exists, and then writes its profile
+  // to HEAP_PROFILE + '.<role>.json' (signals reach the main thread only; a file reaches every thread).
+  ${THREAD_ROLE_SOURCE}
+  const { existsSync, writeFileSync } = require('node:fs');
   const session = new (require('node:inspector').Session)();
   session.connect();
   let sampling = false;
-  process.on('SIGUSR2', () => {
-    if (!sampling) {
+  setInterval(() => {
+    const on = existsSync(heapFile + '.on');
+    if (on && !sampling) {
       sampling = true;
       session.post('HeapProfiler.enable', () =>
         session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }),
       );
-    } else {
-      session.post('HeapProfiler.stopSampling', (err, res) => writeFileSync(heapFile, err ? JSON.stringify({ error: String(err) }) : JSON.stringify(res.profile)));
+    } else if (!on && sampling) {
+      sampling = false;
+      const out = heapFile + '.' + role() + '.json';
+      session.post('HeapProfiler.stopSampling', (err, res) => writeFileSync(out, err ? JSON.stringify({ error: String(err) }) : JSON.stringify(res.profile)));
     }
-  });
+  }, 50).unref();
 }
 `;
 
@@ -134,7 +139,7 @@ async function oneRun(run: number): Promise<void> {
     const now = () => performance.timeOrigin + performance.now();
     const micros = () => Number(process.hrtime.bigint() / 1000n);
     if (HEAP_PROF) {
-      gw.child.kill('SIGUSR2');
+      writeFileSync(`${heapProfile}.on`, '');
       await new Promise((r) => setTimeout(r, 500));
     }
     for (let i = 0; i < SEQUENTIAL; i++) {
@@ -146,7 +151,7 @@ async function oneRun(run: number): Promise<void> {
       spans.push([t0, now()]);
       monoSpans.push([m0, micros()]);
     }
-    if (HEAP_PROF) gw.child.kill('SIGUSR2');
+    if (HEAP_PROF) rmSync(`${heapProfile}.on`);
     await new Promise((r) => setTimeout(r, 300)); // the probes' last writes
     await agent.close();
 
@@ -181,8 +186,13 @@ async function oneRun(run: number): Promise<void> {
     const anyPause = spans.filter(([a, b]) => overlapping(a, b).length > 0).length;
     console.log(`slowest ${SLOWEST_PCT}% (${slow.length} requests): ${withPause} overlap a GC pause of some thread; of all ${SEQUENTIAL} requests, ${anyPause} do`);
     if (HEAP_PROF) {
-      for (let waited = 0; !existsSync(heapProfile) && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
-      printAllocations(JSON.parse(readFileSync(heapProfile, 'utf8')) as HeapProfile, SEQUENTIAL);
+      // Every serving thread writes its profile (the pool workers idle at concurrency 1: theirs are left out).
+      for (const thread of ['main', 'detection', 'database']) {
+        const file = `${heapProfile}.${thread}.json`;
+        for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+        if (existsSync(file)) printAllocations(thread, JSON.parse(readFileSync(file, 'utf8')) as HeapProfile, SEQUENTIAL);
+        else console.log(`\n${thread} thread: no heap profile written`);
+      }
     }
     if (CPU_PROF) {
       // The profiles are written when the process exits.
@@ -231,9 +241,9 @@ interface HeapProfile {
 }
 
 /** Bytes allocated per request by the nearest frame of this project (dist/), else by the first library or Node frame. */
-function printAllocations(profile: HeapProfile, requests: number): void {
+function printAllocations(thread: string, profile: HeapProfile, requests: number): void {
   if (!profile.head) {
-    console.log(`\nheap profile: ${profile.error ?? 'empty'}`);
+    console.log(`\n${thread} thread: heap profile ${profile.error ?? 'empty'}`);
     return;
   }
   const bySite = new Map<string, number>();
@@ -252,7 +262,7 @@ function printAllocations(profile: HeapProfile, requests: number): void {
     for (const c of node.children) walk(c, site, site ? undefined : lib);
   };
   walk(profile.head, undefined, undefined);
-  console.log(`\nMain thread: ${r2(total / requests / 1024)} KB allocated per request (sampled, every object counted until collected); by the nearest project frame:`);
+  console.log(`\n${thread} thread: ${r2(total / requests / 1024)} KB allocated per request (sampled, every object counted until collected); by the nearest project frame:`);
   for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
     console.log(`  ${r2(bytes / requests / 1024).toString().padStart(7)} KB  ${r2((100 * bytes) / total).toString().padStart(5)}%  ${site}`);
   }
