@@ -6,7 +6,7 @@ import type { Action, DetectionPolicy, DetectorEntry, Direction } from '../share
 import type { FailMode } from '../shared/proto';
 import { decide, MAX_FINDINGS_PER_DETECTOR, mergeFindings, THRESHOLD_CUTOFFS, type FailedDetector, type RuleResult } from './decide';
 import type { DetectorFinding, DetectorInput } from './detector';
-import { Deadline, runDetector } from './detector-runner';
+import { Deadline, runDetector, type DetectorRun } from './detector-runner';
 import { allowListSpans, blankSpans, exemptFindings, isWindowClassifier } from './allow-spans';
 import { compileRules, matchListSpans, RuleCache, type CompiledRules } from './match-rules';
 import { alignmentBase, buildViewSet, type HiddenPayload, type TextView, type ViewSet } from './normalize';
@@ -235,17 +235,22 @@ async function runConfiguredDetectors(
     return { text: view.text, direction, index: new TextIndex(view.text), ...(base === undefined ? {} : { base }), ...regions };
   });
   const deadline = entries.length > 0 ? new Deadline(timeoutMs) : undefined;
-  const runs = await Promise.all(
-    entries.map(async (entry) => {
-      const type: DetectorType = entry.detector_type;
-      const detector = registry.get(type);
-      if (!detector) return { entry, run: null };
-      const run = await runDetector({ detector, inputs, timeoutMs, maxFindings: MAX_FINDINGS_PER_DETECTOR, deadline });
-      return { entry, run };
-    }),
-  ).finally(() => deadline?.dispose());
+  // Every detector starts now, in order; the synchronous ones (signature detectors) have finished when
+  // runDetector returns, and only the runs that are promises are awaited.
+  const started = entries.map((entry) => {
+    const detector = registry.get(entry.detector_type);
+    return detector ? runDetector({ detector, inputs, timeoutMs, maxFindings: MAX_FINDINGS_PER_DETECTOR, deadline }) : null;
+  });
+  let runs: Array<DetectorRun | null>;
+  try {
+    runs = started.some((r) => r instanceof Promise) ? await Promise.all(started) : (started as Array<DetectorRun | null>);
+  } finally {
+    deadline?.dispose();
+  }
   const out: ConfiguredRuns = { results: [], failed: [], outcomes: [] };
-  for (const { entry, run } of runs) {
+  for (let k = 0; k < entries.length; k++) {
+    const entry = entries[k] as DetectorEntry;
+    const run = runs[k] as DetectorRun | null;
     const type = entry.detector_type;
     if (!run) {
       const message = `Detector ${type} is not implemented in this version of the detection service`;
@@ -254,8 +259,15 @@ async function runConfiguredDetectors(
     }
     out.outcomes.push({ type, status: run.status, message: run.message, elapsedMs: run.elapsedMs, failMode });
     if (run.status !== 'ok') out.failed.push({ type, action: entry.action, status: run.status });
-    const signal = signatureSignal(type);
-    const findings = run.findings.flatMap((perView, i) => perView.map((f) => toOriginal(f, views[i] as TextView, signal)));
+    // In view order, as found; most runs find nothing, and then nothing is allocated for them here.
+    const findings: DetectorFinding[] = [];
+    let signal: string | undefined;
+    for (let i = 0; i < run.findings.length; i++) {
+      const perView = run.findings[i] as DetectorFinding[];
+      if (perView.length === 0) continue;
+      signal ??= signatureSignal(type);
+      for (const f of perView) findings.push(toOriginal(f, views[i] as TextView, signal));
+    }
     if (type === 'prompt_attack') findings.push(...hiddenTextFindings(hidden));
     // A failed run keeps what it found before failing (a finding that exists is never thrown away).
     if (run.status === 'ok' || findings.length > 0) {
