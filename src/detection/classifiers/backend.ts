@@ -49,6 +49,13 @@ export interface ClassifierBackend {
    * the windows of a text that no earlier call covers.
    */
   classifyMany?(texts: readonly string[], signals: readonly AbortSignal[]): Array<Promise<ClassifierScores>>;
+  /**
+   * Optional, for an in-process backend: the scores of `texts` computed now on the calling thread (same
+   * meaning as `classify`; throws where it would reject), or undefined when the backend would rather
+   * score them elsewhere (the builtin pool's workers, for many windows). Lets a short text's 15
+   * classifier detectors answer without a promise (shared-calls.ts, classifyAllNow).
+   */
+  classifyNow?(texts: readonly string[]): ClassifierScores[] | undefined;
 }
 
 /**

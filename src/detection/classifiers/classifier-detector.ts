@@ -2,7 +2,7 @@ import { THRESHOLD_CUTOFFS } from '../decide';
 import type { Detector, DetectorFactory, DetectorFinding, DetectorInput } from '../detector';
 import type { ClassifierType } from './backend';
 import { createBuiltinBackend } from './builtin/builtin-backend';
-import { ClassifierRouter } from './router';
+import { ClassifierRouter, type WindowScore } from './router';
 
 /**
  * The detector of one classifier type (prompt_attack, jailbreak, moderated_content/*). It asks the
@@ -33,11 +33,21 @@ export class ClassifierDetector implements Detector {
     return this.router().backendFor(this.type).local === true;
   }
 
-  async detect(input: DetectorInput, signal: AbortSignal): Promise<DetectorFinding[]> {
+  /**
+   * Synchronous when the scores are at hand (a short text on the builtin model, or windows already
+   * scored): then the detector answers like a signature detector, without a promise (the runner and the
+   * engine await only promises). Otherwise a promise of the findings.
+   */
+  detect(input: DetectorInput, signal: AbortSignal): DetectorFinding[] | Promise<DetectorFinding[]> {
     const router = this.router();
     // The deadline does not cut a local backend's work (as it cannot cut synchronous work).
     const waitOn = router.backendFor(this.type).local === true ? NEVER_ABORTED : signal;
-    const windows = await router.scoreWindows(this.type, input.text, waitOn, input.base);
+    const now = router.scoreWindowsNow(this.type, input.text, waitOn, input.base);
+    if (now !== undefined) return this.findingsOf(now, router);
+    return router.scoreWindows(this.type, input.text, waitOn, input.base).then((windows) => this.findingsOf(windows, router));
+  }
+
+  private findingsOf(windows: readonly WindowScore[], router: ClassifierRouter): DetectorFinding[] {
     const findings: DetectorFinding[] = [];
     let model: string | undefined;
     for (const w of windows) {

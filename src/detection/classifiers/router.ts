@@ -53,7 +53,7 @@ interface WindowPlan {
    * take that batch instead of a classifyAll each (with the same signal they would wait on the same
    * calls, and be aborted together). Dropped when it fails, so a later ask tries again.
    */
-  batches: Map<string, { signal: AbortSignal; scores: Promise<ClassifierScores[]> }>;
+  batches: Map<string, { signal: AbortSignal; scores: Promise<ClassifierScores[]>; now?: ClassifierScores[] }>;
 }
 
 /** Window plans kept for the texts asked about most recently, up to this many UTF-16 units in all. */
@@ -108,11 +108,7 @@ export class ClassifierRouter {
     const backend = this.backendFor(type);
     const plan = this.planFor(text, base);
     const { spans, texts } = plan;
-    let keys = plan.keys.get(backend.name);
-    if (keys === undefined) {
-      keys = plan.digests.map((d) => sharedCallKey(backend.name, d));
-      plan.keys.set(backend.name, keys);
-    }
+    const keys = this.keysOf(plan, backend);
     let batch = plan.batches.get(backend.name);
     if (batch === undefined || batch.signal !== signal) {
       const mine = { signal, scores: this.calls.classifyAll(backend, texts, keys, signal) };
@@ -122,7 +118,38 @@ export class ClassifierRouter {
       plan.batches.set(backend.name, mine);
       batch = mine;
     }
-    const results = await batch.scores;
+    return this.windowScores(type, backend, spans, await batch.scores);
+  }
+
+  /**
+   * scoreWindows without a promise, when the scores are at hand: every window already scored (shared
+   * calls) or scored now by an in-process backend (`classifyNow`: a short text on the builtin model).
+   * Undefined otherwise: then scoreWindows. Throws where scoreWindows would reject.
+   */
+  scoreWindowsNow(type: ClassifierType, text: string, signal: AbortSignal, base?: string): WindowScore[] | undefined {
+    if (text.trim() === '') return [];
+    const backend = this.backendFor(type);
+    const plan = this.planFor(text, base);
+    // The detectors of a scan after the first take its batch, as in scoreWindows (the windows are asked for once).
+    const batch = plan.batches.get(backend.name);
+    if (batch?.now !== undefined && batch.signal === signal) return this.windowScores(type, backend, plan.spans, batch.now);
+    // A window in flight (a batch of this or another request) makes it undefined: then wait for it.
+    const results = this.calls.classifyAllNow(backend, plan.texts, this.keysOf(plan, backend), signal);
+    if (results === undefined) return undefined;
+    plan.batches.set(backend.name, { signal, scores: Promise.resolve(results), now: results });
+    return this.windowScores(type, backend, plan.spans, results);
+  }
+
+  private keysOf(plan: WindowPlan, backend: ClassifierBackend): string[] {
+    let keys = plan.keys.get(backend.name);
+    if (keys === undefined) {
+      keys = plan.digests.map((d) => sharedCallKey(backend.name, d));
+      plan.keys.set(backend.name, keys);
+    }
+    return keys;
+  }
+
+  private windowScores(type: ClassifierType, backend: ClassifierBackend, spans: readonly TextWindow[], results: readonly ClassifierScores[]): WindowScore[] {
     return spans.map((w, i) => {
       const score = results[i]?.[type];
       if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) {

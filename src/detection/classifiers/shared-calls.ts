@@ -37,7 +37,12 @@ interface Entry {
   controller: AbortController;
   waiters: number;
   settled: boolean;
+  /** The scores, once the call succeeded (what classifyAllNow reads without awaiting). */
+  value?: ClassifierScores;
 }
+
+/** The controller of entries scored before anyone could wait on them (never aborted: nothing to cancel). */
+const SCORED_NOW = new AbortController();
 
 /** Windows asked for and windows newly scored (the rest shared a call in flight or a recent score), by backend. */
 export interface ClassifierWindowCount {
@@ -101,6 +106,44 @@ export class SharedClassifyCalls {
     return this.wait(entries, signal);
   }
 
+  /**
+   * classifyAll without a promise, when that is possible: every text's scores are known (a settled call of
+   * this or an earlier request) or the backend scores the others now (`classifyNow`: the builtin model on
+   * the calling thread for a short text). Undefined when a call is in flight or the backend cannot answer
+   * now: then classifyAll. Throws where classifyAll would reject (a failure is not kept, as there).
+   */
+  classifyAllNow(backend: ClassifierBackend, texts: readonly string[], keys: readonly string[], signal: AbortSignal): ClassifierScores[] | undefined {
+    signal.throwIfAborted();
+    const now = Date.now();
+    const out: ClassifierScores[] = new Array<ClassifierScores>(texts.length);
+    let missing: number[] | undefined;
+    for (let i = 0; i < texts.length; i++) {
+      const entry = this.known(keys[i] as string, now);
+      if (entry === undefined) (missing ??= []).push(i);
+      else if (entry.value !== undefined) out[i] = entry.value;
+      else return undefined; // in flight
+    }
+    if (missing === undefined) {
+      countWindows(backend.name, texts.length, 0);
+      return out;
+    }
+    if (backend.classifyNow === undefined) return undefined;
+    // One score per distinct window (a text may repeat one).
+    const fresh = new Map<string, number>();
+    for (const i of missing) if (!fresh.has(keys[i] as string)) fresh.set(keys[i] as string, i);
+    const firsts = [...fresh.values()];
+    const scored = backend.classifyNow(firsts.map((i) => texts[i] as string));
+    if (scored === undefined) return undefined;
+    firsts.forEach((i, k) => {
+      const value = scored[k] as ClassifierScores;
+      this.remember(keys[i] as string, { promise: Promise.resolve(value), expires: now + this.ttlMs, controller: SCORED_NOW, waiters: 0, settled: true, value });
+      out[i] = value;
+    });
+    for (const i of missing) out[i] ??= out[fresh.get(keys[i] as string) as number] as ClassifierScores;
+    countWindows(backend.name, texts.length, fresh.size);
+    return out;
+  }
+
   /** A live entry for the key (moved to the LRU end), or undefined (an expired one is dropped). */
   private known(key: string, now: number): Entry | undefined {
     const entry = this.entries.get(key);
@@ -124,6 +167,7 @@ export class SharedClassifyCalls {
     entry.promise = call.then(
       (scores) => {
         entry.settled = true;
+        entry.value = scores;
         return scores;
       },
       (err: unknown) => {
@@ -133,6 +177,11 @@ export class SharedClassifyCalls {
       },
     );
     entry.promise.catch(() => undefined);
+    this.remember(key, entry);
+  }
+
+  /** Keeps the entry (LRU end), dropping the oldest beyond maxEntries. */
+  private remember(key: string, entry: Entry): void {
     this.entries.set(key, entry);
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;

@@ -45,5 +45,6 @@ export function createBuiltinBackend(options: BuiltinBackendOptions = {}): Class
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
     },
+    classifyNow: (texts) => texts.map((text) => model.scoreWindow(text)),
   };
 }

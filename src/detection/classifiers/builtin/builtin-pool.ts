@@ -292,6 +292,8 @@ export function createPooledBuiltinBackend(options: BuiltinPoolOptions): PooledC
     },
     stats: () => ({ queuedWindows: waiting.length, busyWorkers: posted, workers: pool.size, helped }),
     classify: (text, signal) => inline.classify(text, signal),
+    // As classifyMany: fewer than minWindows new windows are scored on the calling thread.
+    classifyNow: (texts) => (texts.length < minWindows ? inline.classifyNow?.(texts) : undefined),
     classifyMany(texts, signals) {
       if (texts.length < minWindows) return texts.map((t, i) => inline.classify(t, signals[i] as AbortSignal));
       if (closed) return texts.map(() => Promise.reject(new Error('classifier worker pool is closed')));

@@ -126,6 +126,18 @@ describe('builtin classifier worker pool', () => {
     expect(backend.helped).toBeGreaterThan(0);
   });
 
+  it('classifyNow scores fewer than minWindows windows on the calling thread (the same scores as inline) and declines more, which go to the workers', async () => {
+    const backend = createPooledBuiltinBackend({ size: 1, minWindows: MIN_WINDOWS });
+    pools.push(backend);
+    const texts = windowSpans(corpus(37).length)
+      .slice(0, MIN_WINDOWS)
+      .map((w) => corpus(37).slice(w.start, w.end));
+    const inline = createBuiltinBackend();
+    expect(backend.classifyNow!(texts.slice(0, MIN_WINDOWS - 1))).toEqual(inline.classifyNow!(texts.slice(0, MIN_WINDOWS - 1)));
+    expect(backend.classifyNow!(texts)).toBeUndefined();
+    expect(backend.pool.dispatched).toBe(0);
+  });
+
   it('with no queue allowed (maxQueue 0), the idle workers still take a chunk each and the rest is scored inline', async () => {
     const backend = createPooledBuiltinBackend({ size: 1, minWindows: MIN_WINDOWS, maxQueue: 0 });
     pools.push(backend);

@@ -204,3 +204,105 @@ describe('classifier router', () => {
     expect(await detector.detect({ text: '   ', direction: 'input' }, signal())).toEqual([]);
   });
 });
+
+/** An in-process backend with classifyNow: records every window it scores, through either entry point. */
+function localBackend(name: string, score: (text: string) => number, options: { nowLimit?: number } = {}) {
+  const scoredNow: string[][] = [];
+  const classified: string[] = [];
+  const scores = (text: string): ClassifierScores => Object.fromEntries(CLASSIFIER_TYPES.map((t) => [t, score(text)]));
+  const backend: ClassifierBackend = {
+    name,
+    types: CLASSIFIER_TYPES,
+    local: true,
+    classify: async (text) => {
+      classified.push(text);
+      return scores(text);
+    },
+    classifyNow: (texts) => {
+      if (options.nowLimit !== undefined && texts.length >= options.nowLimit) return undefined;
+      scoredNow.push([...texts]);
+      return texts.map(scores);
+    },
+  };
+  return { backend, scoredNow, classified };
+}
+
+describe('classifier router: scores at hand are answered without a promise', () => {
+  const countsOf = (name: string) => ({ ...(sharedCalls.classifierWindowCounts.get(name) ?? { windows: 0, scored: 0 }) });
+
+  it("a short text on an in-process backend: every classifier detector answers synchronously, with the async path's findings, and the window is scored and counted once", async () => {
+    const local = localBackend('local-a', (t) => (t.includes('bad') ? 0.97 : 0.1));
+    const router = new ClassifierRouter({ backends: [local.backend], routing: { defaultBackend: 'local-a' } });
+    const detectors = CLASSIFIER_TYPES.map((t) => new ClassifierDetector(t, () => router));
+    const before = countsOf('local-a');
+    const scanSignal = signal();
+    const answers = detectors.map((d) => d.detect({ text: 'a bad short text', direction: 'input' }, scanSignal));
+    expect(answers.every((a) => Array.isArray(a))).toBe(true);
+    expect(answers[0]).toEqual([{ confidence: 0.97, start: 0, end: 16, signal: 'classifier:local-a' }]);
+    expect(local.scoredNow).toEqual([['a bad short text']]);
+    expect(local.classified).toEqual([]);
+    expect(countsOf('local-a')).toEqual({ windows: before.windows + 1, scored: before.scored + 1 });
+
+    // The same findings as the promise path of a backend without classifyNow.
+    const spy = spyBackend('spy-a', (t) => (t.includes('bad') ? 0.97 : 0.1));
+    const asyncRouter = new ClassifierRouter({ backends: [spy.backend], routing: { defaultBackend: 'spy-a' } });
+    const viaPromise = new ClassifierDetector('prompt_attack', () => asyncRouter).detect({ text: 'a bad short text', direction: 'input' }, signal());
+    expect(viaPromise).toBeInstanceOf(Promise);
+    expect((await viaPromise).map((f) => ({ ...f, signal: '' }))).toEqual((answers[0] as unknown[]).map((f) => ({ ...(f as object), signal: '' })));
+  });
+
+  it('through the engine: a short text scored by an in-process backend gives the same verdict and findings as the promise path', async () => {
+    const text = 'Please explain how photosynthesis works in plain words.';
+    const local = localBackend('builtin', () => 0.96);
+    const spy = spyBackend('builtin', () => 0.96);
+    const viaNow = await engineFor(new ClassifierRouter({ backends: [local.backend] })).evaluate({ text, direction: 'input', config: allModeration });
+    const viaPromise = await engineFor(new ClassifierRouter({ backends: [spy.backend] })).evaluate({ text, direction: 'input', config: allModeration });
+    const withoutTimes = (r: typeof viaNow) => ({ ...r, elapsedMs: 0, outcomes: r.outcomes.map((o) => ({ ...o, elapsedMs: 0 })) });
+    expect(withoutTimes(viaNow)).toEqual(withoutTimes(viaPromise));
+    expect(viaNow.blocked).toBe(true);
+    expect(local.classified).toEqual([]);
+  });
+
+  it('a backend without classifyNow answers synchronously only once its windows are scored (shared calls), never while they are in flight', async () => {
+    const spy = spyBackend('spy-b', () => 0.2);
+    const router = new ClassifierRouter({ backends: [spy.backend], routing: { defaultBackend: 'spy-b' } });
+    expect(router.scoreWindowsNow('jailbreak', 'hello there', signal())).toBeUndefined();
+    const pending = router.scoreWindows('jailbreak', 'hello there', signal());
+    expect(router.scoreWindowsNow('prompt_attack', 'hello there', signal())).toBeUndefined(); // in flight
+    await pending;
+    expect(router.scoreWindowsNow('prompt_attack', 'hello there', signal())).toEqual([{ start: 0, end: 11, score: 0.2 }]);
+    expect(spy.calls).toEqual(['hello there']);
+  });
+
+  it('an in-process backend that declines (too many windows for inline scoring) is asked through the promise path', async () => {
+    const local = localBackend('local-c', () => 0.1, { nowLimit: 2 });
+    const router = new ClassifierRouter({ backends: [local.backend], routing: { defaultBackend: 'local-c' } });
+    const text = Array.from({ length: 900 }, (_, i) => `w${i}`).join(' '); // 3 windows
+    expect(router.scoreWindowsNow('jailbreak', text, signal())).toBeUndefined();
+    expect(await router.scoreWindows('jailbreak', text, signal())).toHaveLength(3);
+    expect(local.classified).toHaveLength(3);
+    expect(local.scoredNow).toEqual([]);
+  });
+
+  it('a backend failing synchronously fails the detector as the promise path does, and nothing is kept', async () => {
+    let calls = 0;
+    const failing: ClassifierBackend = {
+      name: 'local-d',
+      types: CLASSIFIER_TYPES,
+      local: true,
+      classify: () => Promise.reject(new Error('unreachable')),
+      classifyNow: () => {
+        calls++;
+        throw new Error('model exploded');
+      },
+    };
+    const router = new ClassifierRouter({ backends: [failing], routing: { defaultBackend: 'local-d' } });
+    const engine = engineFor(router);
+    const config = policyFixture({ inputDetectors: [{ detector_type: 'jailbreak', threshold: 'L2', action: 'block' }] });
+    const result = await engine.evaluate({ text: 'hello', direction: 'input', config });
+    expect(result.outcomes).toEqual([expect.objectContaining({ type: 'jailbreak', status: 'error', message: 'model exploded' })]);
+    expect(result.blocked).toBe(true); // fail closed by default
+    await engine.evaluate({ text: 'hello', direction: 'input', config });
+    expect(calls).toBe(2); // the failure was not kept
+  });
+});
