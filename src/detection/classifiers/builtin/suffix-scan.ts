@@ -96,6 +96,15 @@ const memoCosts = new Float64Array(2 << MEMO_BITS);
 let memoLm: SuffixLm | undefined;
 let memoSoup: SuffixLm | undefined;
 
+/**
+ * The clamped costs of a character without a full context, read back from here like the memo's: every
+ * value `bits` and `soupBits` take is then a Float64Array load, so V8 keeps them (and the sums) as raw
+ * doubles. With the constant 20 and the models' return values assigned directly, it boxed both on every
+ * character: two heap numbers per character, ~10 KB per chat prompt and the GC work that goes with them
+ * (the same sums bit for bit, and 10–15% less CPU for the scan; bench/RESULTS.md).
+ */
+const clamped = new Float64Array(2);
+
 /** Scans `text` with the ordinary-text LM `lm` and the token-soup LM `soup`, checkpointing every `stride`. */
 export function scanText(lm: SuffixLm, soup: SuffixLm, text: string, stride: number): SuffixScan {
   const n = text.length;
@@ -145,20 +154,22 @@ export function scanText(lm: SuffixLm, soup: SuffixLm, text: string, stride: num
         } else {
           const h4 = gramHash(gram, 4);
           const h3 = gramHash(((history & 0xfff) << 6) | sym, 3);
-          bits = lm.costHashed(h4, h3, history, known, sym);
-          if (bits > 20) bits = 20;
-          soupBits = soup.costHashed(h4, h3, history, known, sym);
-          if (soupBits > 20) soupBits = 20;
+          const b = lm.costHashed(h4, h3, history, known, sym);
+          const sb = soup.costHashed(h4, h3, history, known, sym);
           memoKeys[slot >> 1] = gram;
-          memoCosts[slot] = bits;
-          memoCosts[slot + 1] = soupBits;
+          memoCosts[slot] = b > 20 ? 20 : b;
+          memoCosts[slot + 1] = sb > 20 ? 20 : sb;
+          bits = memoCosts[slot] as number;
+          soupBits = memoCosts[slot + 1] as number;
         }
       } else {
         const h3 = known >= 2 ? gramHash(((history & 0xfff) << 6) | sym, 3) : 0;
-        bits = lm.costHashed(0, h3, history, known, sym);
-        if (bits > 20) bits = 20;
-        soupBits = soup.costHashed(0, h3, history, known, sym);
-        if (soupBits > 20) soupBits = 20;
+        const b = lm.costHashed(0, h3, history, known, sym);
+        const sb = soup.costHashed(0, h3, history, known, sym);
+        clamped[0] = b > 20 ? 20 : b;
+        clamped[1] = sb > 20 ? 20 : sb;
+        bits = clamped[0] as number;
+        soupBits = clamped[1] as number;
       }
       sumCost += bits;
       sumLlr += bits - soupBits;
