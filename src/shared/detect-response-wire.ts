@@ -27,13 +27,21 @@ const WIRE_VARINT = 0;
 const WIRE_64BIT = 1;
 const WIRE_LENGTH = 2;
 
-const ACTIONS: readonly Action[] = ['block', 'block', 'log', 'alert'];
-const FAIL_MODES: readonly FailMode[] = ['closed', 'closed', 'open'];
-const OUTCOME_STATUSES: readonly OutcomeStatus[] = ['error', 'ok', 'error', 'timeout', 'unavailable'];
+/** The enums' numbers (proto/detection/v1), written by the writer and read back through `byNumber`. */
+const ACTION_NUMBER: Readonly<Record<Action, number>> = { block: 1, log: 2, alert: 3 };
+const FAIL_MODE_NUMBER: Readonly<Record<FailMode, number>> = { closed: 1, open: 2 };
+const OUTCOME_STATUS_NUMBER: Readonly<Record<OutcomeStatus, number>> = { ok: 1, error: 2, timeout: 3, unavailable: 4 };
 
-const action = (n: number): Action => ACTIONS[n] ?? 'block';
-const failMode = (n: number): FailMode => FAIL_MODES[n] ?? 'closed';
-const outcomeStatus = (n: number): OutcomeStatus => OUTCOME_STATUSES[n] ?? 'error';
+/** number → name from a name → number table; 0 (unspecified) and numbers this side does not know read as `safe`. */
+function byNumber<T extends string>(numbers: Readonly<Record<T, number>>, safe: T): (n: number) => T {
+  const names: T[] = [];
+  for (const name of Object.keys(numbers) as T[]) names[numbers[name]] = name;
+  return (n) => names[n] ?? safe;
+}
+
+const action = byNumber(ACTION_NUMBER, 'block');
+const failMode = byNumber(FAIL_MODE_NUMBER, 'closed');
+const outcomeStatus = byNumber(OUTCOME_STATUS_NUMBER, 'error');
 
 /** The field's wire type must be the one its declared type is encoded with (protobufjs would misread it otherwise too). */
 function expect(tag: number, wire: number): void {
@@ -257,10 +265,6 @@ export function decodeDetectStreamUpdate(bytes: Uint8Array): DetectStreamUpdate 
 }
 
 // ---- writing ----
-
-const ACTION_NUMBER: Readonly<Record<Action, number>> = { block: 1, log: 2, alert: 3 };
-const FAIL_MODE_NUMBER: Readonly<Record<FailMode, number>> = { closed: 1, open: 2 };
-const OUTCOME_STATUS_NUMBER: Readonly<Record<OutcomeStatus, number>> = { ok: 1, error: 2, timeout: 3, unavailable: 4 };
 
 /**
  * A message written into one scratch buffer (per thread, grown as needed), then copied out once: no object per
