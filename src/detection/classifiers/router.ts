@@ -130,9 +130,10 @@ export class ClassifierRouter {
     if (text.trim() === '') return [];
     const backend = this.backendFor(type);
     const plan = this.planFor(text, base);
-    // The detectors of a scan after the first take its batch, as in scoreWindows (the windows are asked for once).
+    // The detectors of a scan after the first take its batch, as in scoreWindows (the windows are asked for once):
+    // at hand when the first scored them now, else a promise scoreWindows waits on.
     const batch = plan.batches.get(backend.name);
-    if (batch?.now !== undefined && batch.signal === signal) return this.windowScores(type, backend, plan.spans, batch.now);
+    if (batch !== undefined && batch.signal === signal) return batch.now === undefined ? undefined : this.windowScores(type, backend, plan.spans, batch.now);
     // A window in flight (a batch of this or another request) makes it undefined: then wait for it.
     const results = this.calls.classifyAllNow(backend, plan.texts, this.keysOf(plan, backend), signal);
     if (results === undefined) return undefined;
