@@ -47,9 +47,9 @@ const PROBE = `'use strict';
 const { appendFileSync } = require('node:fs');
 const { PerformanceObserver, performance } = require('node:perf_hooks');
 const wt = require('node:worker_threads');
+${THREAD_ROLE_SOURCE}
 const file = process.env.GC_TIMELINE;
 if (file) {
-  ${THREAD_ROLE_SOURCE}
   let named = 0;
   let pending = [];
   new PerformanceObserver((list) => {
@@ -71,7 +71,6 @@ const heapFile = process.env.HEAP_PROFILE;
 if (heapFile) {
   // Each thread samples its allocations while the file HEAP_PROFILE + '.on' exists, and then writes its profile
   // to HEAP_PROFILE + '.<role>.json' (signals reach the main thread only; a file reaches every thread).
-  ${THREAD_ROLE_SOURCE}
   const { existsSync, writeFileSync } = require('node:fs');
   const session = new (require('node:inspector').Session)();
   session.connect();
