@@ -3,6 +3,7 @@ import path from 'node:path';
 import { BuiltinModel } from '#src/detection/classifiers/builtin/builtin-model';
 import { loadDatasets, sha256 } from '#src/detection/classifiers/builtin/training/dataset';
 import { evaluateHeldout } from '#src/detection/classifiers/builtin/training/evaluation';
+import { trainingFingerprint } from '#src/detection/classifiers/builtin/training/fingerprint';
 import { heuristicReport } from '#src/detection/classifiers/builtin/training/heuristic-report';
 import { summarise, writeManifest, type Manifest } from '#src/detection/classifiers/builtin/training/manifest';
 import { assignSplits, CALIBRATION_FRACTION, HELDOUT_FRACTION } from '#src/detection/classifiers/builtin/training/split';
@@ -56,6 +57,7 @@ function main(): void {
     },
     heads: result.heads,
     artefact: { file: 'model.json', bytes: Buffer.byteLength(modelJson), sha256: sha256(modelJson) },
+    trainingCode: trainingFingerprint(),
     heuristics: heuristicReport(data.rows),
     heldout: summarise(evaluation),
   };

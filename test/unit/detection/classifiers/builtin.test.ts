@@ -139,8 +139,8 @@ describe('builtin model: windowing of long inputs', () => {
 
 /** Filled from the committed artefact; any retraining must update these (that is the point). */
 const EXPECTED: Record<string, number[]> = {
-  override: [0.9999, 0.1121, 0.0491, 0.0569, 0.0716],
-  persona: [0.9999, 0.9922, 0.037, 0.0406, 0.0071],
-  benign: [0.1464, 0.0646, 0.0706, 0.1502, 0.0855],
-  hateful: [0.3757, 0.1839, 0.8124, 0.2009, 0.0476],
+  override: [0.9999, 0.1106, 0.046, 0.0574, 0.0725],
+  persona: [0.9999, 0.9922, 0.0363, 0.0402, 0.0073],
+  benign: [0.151, 0.0639, 0.0707, 0.1533, 0.0859],
+  hateful: [0.3794, 0.1824, 0.813, 0.2005, 0.0479],
 };

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { EvalReport, TypeReport } from './evaluation';
+import type { TrainingFingerprint } from './fingerprint';
 import type { HeadReport } from './trainer';
 
 /** manifest.json: what the committed artefact was trained on, how, and how well it does on held-out data. */
@@ -13,6 +14,8 @@ export interface Manifest {
   hyperParameters: Record<string, unknown>;
   heads: HeadReport[];
   artefact: { file: string; bytes: number; sha256: string };
+  /** What the training code put in (fingerprint.ts); absent on artefacts trained before it was recorded. */
+  trainingCode?: TrainingFingerprint;
   heuristics: unknown;
   heldout: ReturnType<typeof summarise>;
 }
