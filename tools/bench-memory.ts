@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent, request } from 'undici';
-import { configureDefaultPolicy, freePort, r2, ROOT, start, startHealthy, THREAD_ROLE_SOURCE, treeCpuMs } from './bench-procs';
+import { configureDefaultPolicy, freePort, r2, ROOT, start, startHealthy, threadCpuMs, THREAD_ROLE_SOURCE, treeCpuMs } from './bench-procs';
 import { benignMegabyte, chatBody, envPairs, longStreamBody, messagesBody } from './bench-perf-lib';
 import { benchStartSettings } from './start-settings';
 
@@ -54,18 +54,21 @@ const TREES = (env.BENCH_TREES ?? `this=${ROOT}`).split(',').map((s) => {
 
 /** Loaded with --require into every thread of the measured process (workers inherit it). */
 const PROBE = `'use strict';
-const { writeFileSync } = require('node:fs');
+const { readlinkSync, writeFileSync } = require('node:fs');
 const v8 = require('node:v8');
 const wt = require('node:worker_threads');
 const dir = process.env.MEM_PROBE_DIR;
 if (dir) {
   ${THREAD_ROLE_SOURCE}
+  // This thread's Linux thread id (its CPU time is /proc/<pid>/task/<tid>/stat).
+  let tid = '';
+  try { tid = readlinkSync('/proc/thread-self').split('/').pop(); } catch {}
   const write = () => {
     const h = v8.getHeapStatistics();
     const spaces = {};
     for (const sp of v8.getHeapSpaceStatistics()) spaces[sp.space_name.replace(/_space$/, '')] = [sp.space_size, sp.space_used_size];
     try {
-      writeFileSync(dir + '/' + process.pid + '-' + wt.threadId + '.json', JSON.stringify({ role: role(), t: Date.now(), committed: h.total_heap_size, used: h.used_heap_size, external: h.external_memory, malloced: h.malloced_memory, spaces }));
+      writeFileSync(dir + '/' + process.pid + '-' + wt.threadId + '.json', JSON.stringify({ role: role(), tid, t: Date.now(), committed: h.total_heap_size, used: h.used_heap_size, external: h.external_memory, malloced: h.malloced_memory, spaces }));
     } catch {}
   };
   write();
@@ -150,6 +153,12 @@ interface RunResult {
   hwmMb: number;
   rps: number;
   cpuMsPerRequest: number;
+  /**
+   * The same CPU per request (µs) by thread: the roles the probe names (main, detection, database, workers),
+   * and `V8 and libuv threads` for the rest (V8's platform threads: parallel and concurrent GC, the optimising
+   * compiler; libuv's pool).
+   */
+  cpuUsPerRequestByThread: Record<string, number>;
   streamsComplete: number;
   detectMs: number[];
 }
@@ -194,8 +203,10 @@ async function oneRun(tree: { label: string; dir: string; nodeArgs: string[] }, 
     const opts = { url: `${gateway}/v1/chat/completions`, method: 'POST', headers: auth, requests, connections: CONNECTIONS };
     await autocannon({ ...opts, duration: 1 });
     const cpu0 = treeCpuMs(pid);
+    const threads0 = threadCpuMs(pid);
     const res = await autocannon({ ...opts, duration: DURATION_S });
     const cpu = treeCpuMs(pid) - cpu0;
+    const cpuUsPerRequestByThread = byThread(threads0, threadCpuMs(pid), probeDir, res.requests.total);
     requestNo += i;
     if (res.errors + res.non2xx > 0) throw new Error(`load: ${res.errors} errors, ${res.non2xx} not 2xx`);
 
@@ -245,7 +256,7 @@ async function oneRun(tree: { label: string; dir: string; nodeArgs: string[] }, 
       await new Promise((r) => setTimeout(r, REST_S * 1000));
       rest = await snapshot(pid, probeDir);
     }
-    return { label: tree.label, start: startSnap, afterDetect, after, rest, hwmMb, rps: r2(res.requests.average), cpuMsPerRequest: r2(cpu / Math.max(1, res.requests.total)), streamsComplete: complete, detectMs };
+    return { label: tree.label, start: startSnap, afterDetect, after, rest, hwmMb, rps: r2(res.requests.average), cpuMsPerRequest: r2(cpu / Math.max(1, res.requests.total)), cpuUsPerRequestByThread, streamsComplete: complete, detectMs };
   } finally {
     for (const p of procs.reverse()) p.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1000));
@@ -253,6 +264,35 @@ async function oneRun(tree: { label: string; dir: string; nodeArgs: string[] }, 
     rmSync(probeDir, { recursive: true, force: true });
   }
 }
+
+/** CPU µs per request of each thread role between two readings (threadCpuMs), the probe's files naming the threads. */
+function byThread(before: Map<string, number>, after: Map<string, number>, probeDir: string, requests: number): Record<string, number> {
+  const roles = new Map<string, string>();
+  for (const f of readdirSync(probeDir).filter((n) => n.endsWith('.json'))) {
+    try {
+      const s = JSON.parse(readFileSync(join(probeDir, f), 'utf8')) as { role: string; tid?: string };
+      if (s.tid) roles.set(s.tid, s.role);
+    } catch {
+      // a file being written
+    }
+  }
+  const out: Record<string, number> = {};
+  for (const [tid, ms] of after) {
+    const role = roles.get(tid) ?? 'V8 and libuv threads';
+    out[role] = (out[role] ?? 0) + ms - (before.get(tid) ?? 0);
+  }
+  return Object.fromEntries(
+    Object.entries(out)
+      .filter(([, ms]) => ms > 0)
+      .sort(([, a], [, b]) => b - a)
+      .map(([role, ms]) => [role, Math.round((ms * 1000) / Math.max(1, requests))]),
+  );
+}
+
+const threadText = (t: Record<string, number>) => Object.entries(t).map(([role, us]) => `${role} ${us}`).join(', ');
+/** Each thread role's µs per request over the runs (min–max), in the first run's order. */
+const threadRanges = (rs: RunResult[]) =>
+  [...new Set(rs.flatMap((r) => Object.keys(r.cpuUsPerRequestByThread)))].map((role) => `${role} ${range(rs.map((r) => r.cpuUsPerRequestByThread[role] ?? 0))}`).join(', ');
 
 /** The spaces of ≥ 1 MB committed: name committed/used. */
 const spaceText = (spaces: Record<string, [number, number]>) =>
@@ -282,17 +322,17 @@ async function main(): Promise<void> {
       const log = (m: string) => process.stderr.write(`${new Date().toISOString().slice(11, 23)} [run ${run} ${tree.label}] ${m}\n`);
       const r = await oneRun(tree, log);
       results.push(r);
-      log(`RSS start ${r.start.rssMb} / after ${r.after.rssMb} / rest ${r.rest?.rssMb ?? '–'} MB (peak ${r.hwmMb}); ${r.rps} req/s, CPU ${r.cpuMsPerRequest} ms/req; 1 MB detect ${r.detectMs.join(', ')} ms; ${r.streamsComplete}/${CONCURRENT_STREAMS} streams`);
+      log(`RSS start ${r.start.rssMb} / after ${r.after.rssMb} / rest ${r.rest?.rssMb ?? '–'} MB (peak ${r.hwmMb}); ${r.rps} req/s, CPU ${r.cpuMsPerRequest} ms/req (µs by thread: ${threadText(r.cpuUsPerRequestByThread)}); 1 MB detect ${r.detectMs.join(', ')} ms; ${r.streamsComplete}/${CONCURRENT_STREAMS} streams`);
       for (const [name, s] of [['start', r.start], ['after the 1 MB detects', r.afterDetect], ['after', r.after], ['rest', r.rest]] as const) {
         if (s) log(`  ${name}: heaps (MB committed) ${heapText(s)}; smaps (MB) ${smapsText(s)}`);
       }
     }
   }
-  process.stdout.write(`\n| tree | runs | RSS start (MB) | RSS after the load (MB) | RSS at rest after ${REST_S} s (MB) | peak (MB) | CPU ms/request at ${CONNECTIONS} | req/s | 1 MB detect (ms) |\n|---|---|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(`\n| tree | runs | RSS start (MB) | RSS after the load (MB) | RSS at rest after ${REST_S} s (MB) | peak (MB) | CPU ms/request at ${CONNECTIONS} | of it by thread (µs) | req/s | 1 MB detect (ms) |\n|---|---|---|---|---|---|---|---|---|---|\n`);
   for (const t of TREES) {
     const rs = results.filter((r) => r.label === t.label);
     process.stdout.write(
-      `| ${t.label} | ${rs.length} | ${range(rs.map((r) => r.start.rssMb))} | ${range(rs.map((r) => r.after.rssMb))} | ${range(rs.filter((r) => r.rest).map((r) => r.rest!.rssMb))} | ${range(rs.map((r) => r.hwmMb))} | ${range(rs.map((r) => r.cpuMsPerRequest), 2)} | ${range(rs.map((r) => r.rps))} | ${range(rs.flatMap((r) => r.detectMs))} |\n`,
+      `| ${t.label} | ${rs.length} | ${range(rs.map((r) => r.start.rssMb))} | ${range(rs.map((r) => r.after.rssMb))} | ${range(rs.filter((r) => r.rest).map((r) => r.rest!.rssMb))} | ${range(rs.map((r) => r.hwmMb))} | ${range(rs.map((r) => r.cpuMsPerRequest), 2)} | ${threadRanges(rs)} | ${range(rs.map((r) => r.rps))} | ${range(rs.flatMap((r) => r.detectMs))} |\n`,
     );
   }
   process.stdout.write(`\nJSON: ${JSON.stringify(results)}\n`);

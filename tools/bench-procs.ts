@@ -139,6 +139,19 @@ export function treeCpuMs(pid: number): number {
   return ticksMs(ticks);
 }
 
+/** CPU time (ms, user + system) of each thread of a process, by thread id (Linux /proc; threads gone meanwhile are left out). */
+export function threadCpuMs(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(tid, ticksMs(ownTicks(statFields(`/proc/${pid}/task/${tid}/stat`))));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
 /** VmRSS and VmHWM (peak) of a process, in kB (throws when it is gone). */
 export function memoryKb(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
