@@ -66,8 +66,13 @@ export interface TrainResult {
  * `reuse`: heads not in `heads` are copied from this artefact (weights and calibration as they are), so an
  * evaluation can retrain the attack heads alone and still score with the moderation heads (eval-lofo.ts).
  */
+/** The feature hasher training extracts with (HASHING, one feature per heuristic signal). */
+export function trainingHasher(): FeatureHasher {
+  return new FeatureHasher(HASHING, ATTACK_SIGNALS.length);
+}
+
 export function trainAll(rows: Row[], log: (msg: string) => void, heads: readonly HeadName[] = HEADS, reuse?: BuiltinArtefact): TrainResult {
-  const hasher = new FeatureHasher(HASHING, ATTACK_SIGNALS.length);
+  const hasher = trainingHasher();
   let t = Date.now();
   const usable = rows.filter((r) => r.split !== 'heldout');
   const features = featurizeRows(usable, hasher);
