@@ -108,28 +108,44 @@ function smaps(pid: number): Snapshot['smaps'] {
   return { wasm: r2(out.wasm / 1024), mallocMain: r2(out.mallocMain / 1024), anonOther: r2(out.anonOther / 1024), file: r2(out.file / 1024) };
 }
 
+/** What the probe last wrote for each thread of the process `pid` (a file being written is skipped). */
+interface ProbeRecord {
+  role: string;
+  tid?: string;
+  t: number;
+  committed: number;
+  used: number;
+  spaces: Record<string, [number, number]>;
+}
+function probeRecords(pid: number, probeDir: string): ProbeRecord[] {
+  const out: ProbeRecord[] = [];
+  for (const f of readdirSync(probeDir)) {
+    if (!f.startsWith(`${pid}-`)) continue;
+    try {
+      out.push(JSON.parse(readFileSync(join(probeDir, f), 'utf8')) as ProbeRecord);
+    } catch {
+      // written meanwhile
+    }
+  }
+  return out;
+}
+
 async function snapshot(pid: number, probeDir: string): Promise<Snapshot> {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssMb = r2(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024);
   const heaps: Snapshot['heaps'] = {};
   const now = Date.now();
-  for (const f of readdirSync(probeDir)) {
-    if (!f.startsWith(`${pid}-`)) continue;
-    try {
-      const s = JSON.parse(readFileSync(join(probeDir, f), 'utf8')) as { role: string; t: number; committed: number; used: number; spaces: Record<string, [number, number]> };
-      if (now - s.t > 3000) continue; // a thread that has ended (a pool worker stopped)
-      const h = (heaps[s.role] ??= { mb: 0, usedMb: 0, n: 0, spaces: {} });
-      for (const [k, [size, used]] of Object.entries(s.spaces)) {
-        const sp = (h.spaces[k] ??= [0, 0]);
-        sp[0] = r2(sp[0] + mb(size));
-        sp[1] = r2(sp[1] + mb(used));
-      }
-      h.mb = r2(h.mb + mb(s.committed));
-      h.usedMb = r2(h.usedMb + mb(s.used));
-      h.n++;
-    } catch {
-      // written meanwhile
+  for (const s of probeRecords(pid, probeDir)) {
+    if (now - s.t > 3000) continue; // a thread that has ended (a pool worker stopped)
+    const h = (heaps[s.role] ??= { mb: 0, usedMb: 0, n: 0, spaces: {} });
+    for (const [k, [size, used]] of Object.entries(s.spaces)) {
+      const sp = (h.spaces[k] ??= [0, 0]);
+      sp[0] = r2(sp[0] + mb(size));
+      sp[1] = r2(sp[1] + mb(used));
     }
+    h.mb = r2(h.mb + mb(s.committed));
+    h.usedMb = r2(h.usedMb + mb(s.used));
+    h.n++;
   }
   return { rssMb, heaps, smaps: smaps(pid) };
 }
@@ -206,7 +222,7 @@ async function oneRun(tree: { label: string; dir: string; nodeArgs: string[] }, 
     const threads0 = threadCpuMs(pid);
     const res = await autocannon({ ...opts, duration: DURATION_S });
     const cpu = treeCpuMs(pid) - cpu0;
-    const cpuUsPerRequestByThread = byThread(threads0, threadCpuMs(pid), probeDir, res.requests.total);
+    const cpuUsPerRequestByThread = byThread(pid, threads0, threadCpuMs(pid), probeDir, res.requests.total);
     requestNo += i;
     if (res.errors + res.non2xx > 0) throw new Error(`load: ${res.errors} errors, ${res.non2xx} not 2xx`);
 
@@ -266,16 +282,9 @@ async function oneRun(tree: { label: string; dir: string; nodeArgs: string[] }, 
 }
 
 /** CPU µs per request of each thread role between two readings (threadCpuMs), the probe's files naming the threads. */
-function byThread(before: Map<string, number>, after: Map<string, number>, probeDir: string, requests: number): Record<string, number> {
+function byThread(pid: number, before: Map<string, number>, after: Map<string, number>, probeDir: string, requests: number): Record<string, number> {
   const roles = new Map<string, string>();
-  for (const f of readdirSync(probeDir).filter((n) => n.endsWith('.json'))) {
-    try {
-      const s = JSON.parse(readFileSync(join(probeDir, f), 'utf8')) as { role: string; tid?: string };
-      if (s.tid) roles.set(s.tid, s.role);
-    } catch {
-      // a file being written
-    }
-  }
+  for (const s of probeRecords(pid, probeDir)) if (s.tid) roles.set(s.tid, s.role);
   const out: Record<string, number> = {};
   for (const [tid, ms] of after) {
     const role = roles.get(tid) ?? 'V8 and libuv threads';

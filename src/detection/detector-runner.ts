@@ -120,7 +120,7 @@ class Run {
         // a 1 KB scan was this plumbing). An asynchronous detector races the shared deadline.
         // Nor for an in-process one whose work runs to completion (builtin classifier windows in workers): awaited without the race.
         if (isPromise(result)) return this.settle(i, detector.runsToCompletion?.() ? result : Promise.race([result, this.deadline.expired]));
-        this.findings[i] = capFindings(checkFindings(result, input.text.length), this.args.maxFindings);
+        this.keep(i, result);
       }
       return { status: 'ok', message: '', elapsedMs: this.elapsed(), findings: this.findings };
     } catch (err) {
@@ -131,12 +131,16 @@ class Run {
   /** View `i`'s answer is a promise: its findings when it settles, then the views after it. */
   private async settle(i: number, pending: Promise<DetectorFinding[]>): Promise<DetectorRun> {
     try {
-      const raw = await pending;
-      this.findings[i] = capFindings(checkFindings(raw, (this.args.inputs[i] as DetectorInput).text.length), this.args.maxFindings);
+      this.keep(i, await pending);
     } catch (err) {
       return this.failed(err);
     }
     return this.from(i + 1);
+  }
+
+  /** View `i`'s findings, checked against its text and capped (throws on an invalid one). */
+  private keep(i: number, raw: DetectorFinding[]): void {
+    this.findings[i] = capFindings(checkFindings(raw, (this.args.inputs[i] as DetectorInput).text.length), this.args.maxFindings);
   }
 
   private failed(err: unknown): DetectorRun {
